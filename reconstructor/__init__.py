@@ -1,0 +1,1 @@
+"""PKF-Reconstructor: regex-driven rewriting of TVM prototype CUDA (TVM-free)."""
