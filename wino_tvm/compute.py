@@ -1,0 +1,204 @@
+"""TE compute for the four Winograd stages in the BGEMM layout (design brief section 1).
+
+ITrans  x[N,H,W,C]          -> V[alpha, alpha, ntiles_pad, C]
+KTrans  w[3,3,C,K] (HWIO)   -> U[alpha, alpha, K, C]   (+ U_scale[alpha, alpha, K] for int8)
+BGEMM   V, U                -> M[alpha, alpha, ntiles_pad, K]
+OTrans  M                   -> y[N,H,W,K]
+Each stage is its own PrimFunc so each gets its own schedule and its own CUDA kernel.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tvm import te, tirx
+from tvm.topi.utils import const_matrix
+
+from . import quant
+from .winograd_math import transform_matrices
+from .workload import Conv2dWorkload
+
+TVM_DTYPE = {"fp32": "float32", "fp16": "float16", "int8": "int8", "int32": "int32"}
+
+
+@dataclass(frozen=True)
+class StageDtypes:
+    """TVM dtypes of each tensor for one workload precision."""
+
+    storage: str  # x, w, V, U
+    accum: str  # BGEMM accumulator and M
+    out: str  # y
+
+    @classmethod
+    def of(cls, wl: Conv2dWorkload) -> StageDtypes:
+        out = {"fp32": "float32", "fp16": "float16", "int8": "float32"}[wl.dtype]
+        return cls(TVM_DTYPE[wl.dtype], TVM_DTYPE[wl.accum], out)
+
+
+def _tile_origin(wl: Conv2dWorkload, t):
+    """(image, row, col) of the top-left input pixel (before padding) of Winograd tile t."""
+    b = t // wl.tiles_per_image
+    th = t % wl.tiles_per_image // wl.tiles_w
+    tw = t % wl.tiles_w
+    return b, th * wl.m - 1, tw * wl.m - 1
+
+
+def input_tiles(x: te.Tensor, wl: Conv2dWorkload, ntiles_pad: int) -> te.Tensor:
+    """d[t, r1, r2, c]: zero-padded alpha x alpha input tiles; tiles >= ntiles are all zero."""
+    zero = tirx.const(0, x.dtype)
+
+    def tile(t, r1, r2, c):
+        b, row, col = _tile_origin(wl, t)
+        i, j = row + r1, col + r2
+        inside = tirx.all(t < wl.ntiles, i >= 0, i < wl.h, j >= 0, j < wl.w)
+        return tirx.if_then_else(inside, x[b, i, j, c], zero)
+
+    return te.compute((ntiles_pad, wl.alpha, wl.alpha, wl.c), tile, name="d")
+
+
+def input_transform(x: te.Tensor, wl: Conv2dWorkload, ntiles_pad: int) -> te.Tensor:
+    """V = B^T d B per tile; int8 sums exactly in int32 (B is integer) then requantises per tap."""
+    dt = StageDtypes.of(wl)
+    d = input_tiles(x, wl, ntiles_pad)
+    _, b_np, _ = transform_matrices(wl.m)
+    integer = wl.dtype == "int8"
+    work = "int32" if integer else "float32"
+    b_mat = const_matrix(b_np.astype(work), "B")
+    r1 = te.reduce_axis((0, wl.alpha), name="r1")
+    r2 = te.reduce_axis((0, wl.alpha), name="r2")
+    v_acc = te.compute(
+        (wl.alpha, wl.alpha, ntiles_pad, wl.c),
+        lambda h, w, t, c: te.sum(
+            d[t, r1, r2, c].astype(work) * b_mat[r1, h] * b_mat[r2, w], axis=[r1, r2]
+        ),
+        name="V_acc",
+    )
+    if not integer:
+        return te.compute(v_acc.shape, lambda *i: v_acc(*i).astype(dt.storage), name="V")
+    inv_scale = const_matrix(1.0 / quant.input_tap_scales(wl.m), "V_inv_scale")
+    return te.compute(
+        v_acc.shape,
+        lambda h, w, t, c: quant.saturate_int8(v_acc[h, w, t, c].astype("float32") * inv_scale[h, w]),
+        name="V",
+    )
+
+
+def kernel_transform(w: te.Tensor, wl: Conv2dWorkload) -> list[te.Tensor]:
+    """[U] = G g G^T (float32 math); int8 gives [U, U_scale] quantised per tap and out channel."""
+    dt = StageDtypes.of(wl)
+    _, _, g_np = transform_matrices(wl.m)
+    g_mat = const_matrix(g_np.astype("float32"), "G")
+    r1 = te.reduce_axis((0, 3), name="r1")
+    r2 = te.reduce_axis((0, 3), name="r2")
+    u_f32 = te.compute(
+        (wl.alpha, wl.alpha, wl.k, wl.c),
+        lambda h, v, k, c: te.sum(
+            g_mat[h, r1] * w[r1, r2, c, k].astype("float32") * g_mat[v, r2], axis=[r1, r2]
+        ),
+        name="U_f32",
+    )
+    if wl.dtype != "int8":
+        return [te.compute(u_f32.shape, lambda *i: u_f32(*i).astype(dt.storage), name="U")]
+    rc = te.reduce_axis((0, wl.c), name="rc")
+    u_absmax = te.compute(
+        (wl.alpha, wl.alpha, wl.k),
+        lambda h, v, k: te.max(tirx.abs(u_f32[h, v, k, rc]), axis=rc),
+        name="U_absmax",
+    )
+    u_scale = te.compute(
+        u_absmax.shape,
+        lambda h, v, k: tirx.max(u_absmax[h, v, k], tirx.const(quant.MIN_ABSMAX, "float32"))
+        / tirx.const(quant.QMAX, "float32"),
+        name="U_scale",
+    )
+    u_q = te.compute(
+        u_f32.shape,
+        lambda h, v, k, c: quant.saturate_int8(u_f32[h, v, k, c] / u_scale[h, v, k]),
+        name="U",
+    )
+    return [u_q, u_scale]
+
+
+def batched_gemm(v: te.Tensor, u: te.Tensor, accum: str) -> te.Tensor:
+    """M[h, w, n, k] = sum_c V[h, w, n, c] * U[h, w, k, c]: alpha^2 independent GEMMs."""
+    c_axis = te.reduce_axis((0, v.shape[3]), name="c")
+    return te.compute(
+        (v.shape[0], v.shape[1], v.shape[2], u.shape[2]),
+        lambda h, w, n, k: te.sum(
+            v[h, w, n, c_axis].astype(accum) * u[h, w, k, c_axis].astype(accum), axis=c_axis
+        ),
+        name="M",
+    )
+
+
+def output_transform(
+    mm: te.Tensor, wl: Conv2dWorkload, u_scale: te.Tensor | None = None
+) -> te.Tensor:
+    """y = A^T M A per tile (float32 math), written NHWC; int8 dequantises each tap first."""
+    dt = StageDtypes.of(wl)
+    a_np, _, _ = transform_matrices(wl.m)
+    a_mat = const_matrix(a_np.astype("float32"), "A")
+    if u_scale is not None:
+        v_scale = const_matrix(quant.input_tap_scales(wl.m).astype("float32"), "V_scale")
+    rh = te.reduce_axis((0, wl.alpha), name="rh")
+    rw = te.reduce_axis((0, wl.alpha), name="rw")
+
+    def tap(t, k):
+        value = mm[rh, rw, t, k].astype("float32")
+        if u_scale is not None:
+            value = value * v_scale[rh, rw] * u_scale[rh, rw, k]
+        return value
+
+    # Y_tile holds one tile's m x m outputs, so a schedule can keep them in registers.
+    y_tile = te.compute(
+        (wl.ntiles, wl.m, wl.m, wl.k),
+        lambda t, i, j, k: te.sum(a_mat[rh, i] * tap(t, k) * a_mat[rw, j], axis=[rh, rw]),
+        name="Y_tile",
+    )
+
+    def pixel(b, i, j, k):
+        t = b * wl.tiles_per_image + i // wl.m * wl.tiles_w + j // wl.m
+        return y_tile[t, i % wl.m, j % wl.m, k].astype(dt.out)
+
+    return te.compute((wl.n, wl.h, wl.w, wl.k), pixel, name="y")
+
+
+@dataclass(frozen=True)
+class WinogradStages:
+    """Placeholders and outputs of the four stage PrimFuncs."""
+
+    x: te.Tensor
+    w: te.Tensor
+    v: te.Tensor
+    u: list[te.Tensor]
+    v_in: te.Tensor
+    u_in: list[te.Tensor]
+    m_out: te.Tensor
+    m_in: te.Tensor
+    y: te.Tensor
+
+    def prim_funcs(self) -> dict:
+        """name -> PrimFunc, one per stage (names become CUDA kernel names)."""
+        funcs = {
+            "itrans": te.create_prim_func([self.x, self.v]),
+            "ktrans": te.create_prim_func([self.w, *self.u]),
+            "bgemm": te.create_prim_func([self.v_in, self.u_in[0], self.m_out]),
+            "otrans": te.create_prim_func([self.m_in, *self.u_in[1:], self.y]),
+        }
+        return {name: f.with_attr("global_symbol", name) for name, f in funcs.items()}
+
+
+def winograd_stages(wl: Conv2dWorkload, ntiles_multiple: int = 1) -> WinogradStages:
+    """Build all four stages; ntiles is padded to a multiple of the BGEMM tile."""
+    dt = StageDtypes.of(wl)
+    ntiles_pad = wl.ntiles_padded(ntiles_multiple)
+    x = te.placeholder((wl.n, wl.h, wl.w, wl.c), dt.storage, name="x")
+    w = te.placeholder((3, 3, wl.c, wl.k), dt.storage, name="w")
+    v = input_transform(x, wl, ntiles_pad)
+    u = kernel_transform(w, wl)
+    v_in = te.placeholder(v.shape, dt.storage, name="V")
+    u_in = [te.placeholder(t.shape, t.dtype, name=t.op.name) for t in u]
+    m_out = batched_gemm(v_in, u_in[0], dt.accum)
+    m_in = te.placeholder(m_out.shape, dt.accum, name="M")
+    y = output_transform(m_in, wl, u_in[1] if len(u_in) > 1 else None)
+    return WinogradStages(x, w, v, u, v_in, u_in, m_out, m_in, y)

@@ -1,0 +1,104 @@
+"""The convolution a kernel computes: shape, precision and Winograd tile size (TVM-free)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from .errors import WinoError
+
+DTYPES = ("fp32", "fp16", "int8")
+# Accumulator precision of the BGEMM per input dtype; the first is the default.
+ACCUMULATORS = {"fp32": ("fp32",), "fp16": ("fp32", "fp16"), "int8": ("int32",)}
+TILE_SIZES = (2, 4, 6)
+KERNEL_SIZE = 3
+
+
+@dataclass(frozen=True)
+class Conv2dWorkload:
+    """Forward NHWC conv, 3x3 HWIO weights, stride 1, zero padding 1, as Winograd F(m x m, 3x3)."""
+
+    n: int
+    h: int
+    w: int
+    c: int
+    k: int
+    dtype: str = "fp16"
+    m: int = 4
+    accum: str = ""
+    kernel: int = 3
+    stride: int = 1
+    padding: int = 1
+
+    def __post_init__(self) -> None:
+        for name in ("n", "h", "w", "c", "k"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or value <= 0:
+                raise WinoError(f"workload {name.upper()}={value!r} must be a positive integer")
+        if (self.kernel, self.stride, self.padding) != (KERNEL_SIZE, 1, 1):
+            raise WinoError(
+                f"kernel={self.kernel}, stride={self.stride}, padding={self.padding} is not "
+                "supported: wino-tvm implements only 3x3 convolutions with stride 1 and padding 1"
+            )
+        if self.dtype not in DTYPES:
+            raise WinoError(f"unknown dtype {self.dtype!r}: choose one of {', '.join(DTYPES)}")
+        if not self.accum:
+            object.__setattr__(self, "accum", ACCUMULATORS[self.dtype][0])
+        if self.accum not in ACCUMULATORS[self.dtype]:
+            raise WinoError(
+                f"accumulator {self.accum!r} is not available for {self.dtype}: choose one of "
+                f"{', '.join(ACCUMULATORS[self.dtype])}"
+            )
+        if self.m not in TILE_SIZES:
+            raise WinoError(
+                f"Winograd tile size m={self.m} is not supported: choose m in {list(TILE_SIZES)}"
+            )
+
+    @classmethod
+    def parse_shape(cls, text: str, **kwargs) -> Conv2dWorkload:
+        """Build from 'N,H,W,C,K' (as the CLI takes it)."""
+        parts = text.replace("x", ",").split(",")
+        try:
+            n, h, w, c, k = (int(p) for p in parts)
+        except ValueError:
+            raise WinoError(
+                f"--shape {text!r} must be five integers N,H,W,C,K (e.g. 1,224,224,64,64)"
+            ) from None
+        return cls(n, h, w, c, k, **kwargs)
+
+    @property
+    def alpha(self) -> int:
+        """Input tile edge m + r - 1."""
+        return self.m + KERNEL_SIZE - 1
+
+    @property
+    def tiles_h(self) -> int:
+        return math.ceil(self.h / self.m)
+
+    @property
+    def tiles_w(self) -> int:
+        return math.ceil(self.w / self.m)
+
+    @property
+    def tiles_per_image(self) -> int:
+        return self.tiles_h * self.tiles_w
+
+    @property
+    def ntiles(self) -> int:
+        return self.n * self.tiles_per_image
+
+    def ntiles_padded(self, multiple: int) -> int:
+        """ntiles rounded up to a multiple of the BGEMM tile (padded tiles read zeros)."""
+        return math.ceil(self.ntiles / multiple) * multiple
+
+    @property
+    def flops(self) -> int:
+        """Direct-convolution FLOPs, the convention for effective TFLOP/s."""
+        return 2 * self.n * self.h * self.w * self.c * self.k * KERNEL_SIZE * KERNEL_SIZE
+
+    @property
+    def key(self) -> str:
+        return f"N{self.n}_H{self.h}_W{self.w}_C{self.c}_K{self.k}"
+
+    def shape_dict(self) -> dict[str, int]:
+        return {"N": self.n, "H": self.h, "W": self.w, "C": self.c, "K": self.k}
