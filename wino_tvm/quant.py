@@ -26,13 +26,14 @@ def saturate_int8(value):
     """Round a float32 TE expression to nearest and clamp it to [-127, 127] as int8."""
     from tvm import tirx
 
-    clipped = tirx.min(tirx.max(tirx.round(value), tirx.const(-QMAX, "float32")),
-                       tirx.const(QMAX, "float32"))
+    clipped = tirx.min(
+        tirx.max(tirx.round(value), tirx.const(-QMAX, "float32")), tirx.const(QMAX, "float32")
+    )
     return clipped.astype("int8")
 
 
 def quantize_reference(x: np.ndarray, w: np.ndarray, m: int) -> np.ndarray:
-    """float64 model of the int8 pipeline (same rounding points as the kernels), x, w int8 NHWC/HWIO."""
+    """float64 model of the int8 pipeline (the kernels' rounding points); x NHWC, w HWIO int8."""
     from .winograd_math import input_tiles
 
     a, b, g = transform_matrices(m)

@@ -41,7 +41,9 @@ def transform_matrices_exact(m: int, r: int = KERNEL_SIZE) -> tuple:
     # Toom-Cook linear convolution s = L[(E_m u) * (E_r g)], evaluation at the points and at
     # infinity (leading coefficient). The correlation is its transpose: A = E_m, B = L, G = E_r,
     # with L's Lagrange denominators N_i moved from B into G so that B stays integer.
-    a_mat = [[p**j for j in range(m)] for p in points] + [[Fraction(int(j == m - 1)) for j in range(m)]]
+    a_mat = [[p**j for j in range(m)] for p in points] + [
+        [Fraction(int(j == m - 1)) for j in range(m)]
+    ]
     g_mat, b_cols = [], []
     for i, p in enumerate(points):
         others = [q for k, q in enumerate(points) if k != i]
@@ -95,7 +97,7 @@ def input_tiles(x: np.ndarray, m: int) -> np.ndarray:
 
 
 def winograd_conv2d_nhwc(x: np.ndarray, w: np.ndarray, m: int) -> np.ndarray:
-    """float64 Winograd F(m x m, 3x3) in the BGEMM layout; equals direct_conv2d_nhwc up to rounding."""
+    """float64 Winograd F(m x m, 3x3) in the BGEMM layout (equals direct conv up to rounding)."""
     a, b, g = transform_matrices(m)
     n, h, wd, _ = x.shape
     d = input_tiles(np.asarray(x, dtype=np.float64), m)

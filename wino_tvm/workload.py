@@ -11,6 +11,7 @@ DTYPES = ("fp32", "fp16", "int8")
 # Accumulator precision of the BGEMM per input dtype; the first is the default.
 ACCUMULATORS = {"fp32": ("fp32",), "fp16": ("fp32", "fp16"), "int8": ("int32",)}
 TILE_SIZES = (2, 4, 6)
+INT8_TILE_SIZES = (2, 4)  # B must be integer for the exact int32 input transform
 KERNEL_SIZE = 3
 
 
@@ -33,7 +34,7 @@ class Conv2dWorkload:
     def __post_init__(self) -> None:
         for name in ("n", "h", "w", "c", "k"):
             value = getattr(self, name)
-            if not isinstance(value, int) or value <= 0:
+            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
                 raise WinoError(f"workload {name.upper()}={value!r} must be a positive integer")
         if (self.kernel, self.stride, self.padding) != (KERNEL_SIZE, 1, 1):
             raise WinoError(
@@ -49,9 +50,14 @@ class Conv2dWorkload:
                 f"accumulator {self.accum!r} is not available for {self.dtype}: choose one of "
                 f"{', '.join(ACCUMULATORS[self.dtype])}"
             )
-        if self.m not in TILE_SIZES:
+        if isinstance(self.m, bool) or self.m not in TILE_SIZES or not isinstance(self.m, int):
             raise WinoError(
-                f"Winograd tile size m={self.m} is not supported: choose m in {list(TILE_SIZES)}"
+                f"Winograd tile size m={self.m!r} is not supported: choose m in {list(TILE_SIZES)}"
+            )
+        if self.dtype == "int8" and self.m not in INT8_TILE_SIZES:
+            raise WinoError(
+                f"int8 supports m in {list(INT8_TILE_SIZES)} only: F(6x6)'s B has fractional "
+                "entries, so the int8 input transform would not be exact; use m=2 or m=4"
             )
 
     @classmethod
@@ -89,6 +95,8 @@ class Conv2dWorkload:
 
     def ntiles_padded(self, multiple: int) -> int:
         """ntiles rounded up to a multiple of the BGEMM tile (padded tiles read zeros)."""
+        if multiple <= 0:
+            raise WinoError(f"tile multiple {multiple} must be positive")
         return math.ceil(self.ntiles / multiple) * multiple
 
     @property

@@ -1,0 +1,339 @@
+"""Rendering and building of the standalone benchmark program (templates/harness.cu.tpl)."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import json
+import os
+import re
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from wino_tvm import harness
+from wino_tvm.errors import NoGpu, NvccNotFound, WinoError
+from wino_tvm.harness import HarnessSpec, Launch, Workspace, render_harness, write_artifact
+from wino_tvm.runner import compile_check, compile_program, detect_arch, find_nvcc, run_program
+
+N, H, W, C, K = 2, 8, 8, 16, 32
+# What TVM's CUDA preamble does that could bite the harness code after it.
+TVM_LIKE_PREAMBLE = """
+#include <cuda_fp16.h>
+__device__ half max(half a, half b) { return __hgt(a, b) ? a : b; }
+#define uint unsigned int
+#define uchar unsigned char
+#define ushort unsigned short
+"""
+# (kernel element type, accumulator type, output type, element -> accumulator)
+KERNEL_TYPES = {
+    "fp16": ("half", "float", "half", "__half2float"),
+    "int8": ("signed char", "int", "float", "(int)"),
+}
+
+
+def kernels_source(dtype: str) -> str:
+    """A weight copy into a workspace and a direct convolution, standing in for TVM's kernels."""
+    in_t, acc_t, out_t, conv = KERNEL_TYPES[dtype]
+    return TVM_LIKE_PREAMBLE + f"""
+extern "C" __global__ void copy_weights({in_t}* __restrict__ w, {in_t}* __restrict__ wt) {{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < {9 * C * K}) wt[i] = w[i];
+}}
+extern "C" __global__ void direct_conv({in_t}* __restrict__ x, {in_t}* __restrict__ wt,
+                                       {out_t}* __restrict__ y) {{
+  int idx = blockIdx.x * blockDim.x + threadIdx.x;
+  if (idx >= {N * H * W * K}) return;
+  int k = idx % {K}, t = idx / {K}, j = t % {W};
+  t /= {W};
+  int i = t % {H}, n = t / {H};
+  {acc_t} acc = 0;
+  for (int r = 0; r < 3; ++r)
+    for (int s = 0; s < 3; ++s) {{
+      int ii = i + r - 1, jj = j + s - 1;
+      if (ii < 0 || ii >= {H} || jj < 0 || jj >= {W}) continue;
+      for (int c = 0; c < {C}; ++c)
+        acc += {conv}(x[((n * {H} + ii) * {W} + jj) * {C} + c]) *
+               {conv}(wt[((r * 3 + s) * {C} + c) * {K} + k]);
+    }}
+  y[idx] = ({out_t})acc;
+}}
+"""
+
+
+def make_spec(dtype: str = "fp16", shared_bytes: int = 0, **changes) -> HarnessSpec:
+    in_t = KERNEL_TYPES[dtype][0]
+    spec = HarnessSpec(
+        n=N, h=H, w=W, c=C, k=K, dtype=dtype, m=4, fusion="none", config_name="direct",
+        commit="abc123", tolerance=1e-2 if dtype == "fp16" else 1e-6,
+        kernels_source=kernels_source(dtype),
+        workspaces=(Workspace("wt", in_t, 9 * C * K),),
+        weight_launches=(Launch("copy_weights", (18, 1, 1), (256, 1, 1), 0, ("w", "wt")),),
+        forward_launches=(
+            Launch("direct_conv", (16, 1, 1), (256, 1, 1), shared_bytes, ("x", "wt", "y")),
+        ),
+    )
+    return dataclasses.replace(spec, **changes)
+
+
+EXPECTED_PLACEHOLDERS = {
+    "KERNELS", "IN_T", "OUT_T", "N", "H", "W", "C", "K", "M", "TOLERANCE",
+    "DTYPE_JSON", "FUSION_JSON", "CONFIG_JSON", "COMMIT_JSON",
+    "WORKSPACE_DECLS", "WORKSPACE_ALLOC", "WORKSPACE_FREE", "KERNEL_ATTRS",
+    "WEIGHT_TRANSFORM_BODY", "FORWARD_BODY",
+}
+
+
+def test_template_placeholders() -> None:
+    text = harness.TEMPLATE_PATH.read_text()
+    assert set(re.findall(r"\{\{([A-Z0-9_]+)\}\}", text)) == EXPECTED_PLACEHOLDERS
+
+
+@pytest.mark.parametrize(
+    ("dtype", "in_t", "out_t"), [("fp16", "half", "half"), ("int8", "int8_t", "float")]
+)
+def test_render_fills_everything(dtype: str, in_t: str, out_t: str) -> None:
+    text = render_harness(make_spec(dtype))
+    assert "{{" not in text
+    assert f"typedef {in_t} IN_T;" in text
+    assert f"typedef {out_t} OUT_T;" in text
+    for name, value in [("kN", N), ("kH", H), ("kW", W), ("kC", C), ("kK", K), ("kM", 4)]:
+        assert re.search(rf"constexpr (long long|int) {name} = {value};", text)
+    assert f'kDtypeJson = "\\"{dtype}\\"";' in text
+    assert "extern \"C\" __global__ void direct_conv(" in text
+
+
+def test_launch_text() -> None:
+    text = render_harness(make_spec())
+    assert (
+        "  direct_conv<<<dim3(16, 1, 1), dim3(256, 1, 1), 0, stream>>>(x, wt, y);\n"
+        '  WB_CHECK_LAUNCH("direct_conv");\n'
+    ) in text
+    body = text.split("static void weight_transform(")[1].split("\n}\n")[0]
+    assert "copy_weights<<<dim3(18, 1, 1), dim3(256, 1, 1), 0, stream>>>(w, wt);" in body
+
+
+def test_workspace_text() -> None:
+    text = render_harness(make_spec())
+    assert "static half* wt = nullptr;" in text
+    assert "WB_CHECK(cudaMalloc(&wt, sizeof(half) * 4608ull));" in text
+    assert "WB_CHECK(cudaFree(wt));" in text
+
+
+@pytest.mark.parametrize(
+    ("shared", "emitted"), [(0, False), (48 * 1024, False), (48 * 1024 + 16, True)]
+)
+def test_shared_attribute_only_above_48k(shared: int, emitted: bool) -> None:
+    text = render_harness(make_spec(shared_bytes=shared))
+    attr = (
+        "WB_CHECK(cudaFuncSetAttribute(direct_conv, cudaFuncAttributeMaxDynamicSharedMemorySize, "
+        f"{shared}));"
+    )
+    assert (attr in text) == emitted
+    assert text.count("cudaFuncAttributeMaxDynamicSharedMemorySize") == int(emitted)
+
+
+def test_shared_attribute_once_per_kernel_with_largest_size() -> None:
+    launch = Launch("direct_conv", (16, 1, 1), (256, 1, 1), 64 * 1024, ("x", "wt", "y"))
+    spec = make_spec(forward_launches=(launch, dataclasses.replace(launch, shared_bytes=96 * 1024)))
+    text = render_harness(spec)
+    assert text.count("cudaFuncAttributeMaxDynamicSharedMemorySize") == 1
+    assert "MaxDynamicSharedMemorySize, 98304));" in text
+
+
+def test_strings_are_json_inside_c_literals() -> None:
+    name = 'cfg "quoted" back\\slash é\n'
+    text = render_harness(make_spec(config_name=name))
+    literal = re.search(r"kConfigJson = (.*);\n", text).group(1)
+    # For these escapes (\\ and \") C and Python string literals agree.
+    assert json.loads(ast.literal_eval(literal)) == name
+
+
+def test_fill_template_rejects_unfilled_and_unknown() -> None:
+    with pytest.raises(WinoError, match=r"unfilled \['B'\]"):
+        harness.fill_template("{{A}} {{B}}", {"A": "1"})
+    with pytest.raises(WinoError, match=r"unknown \['C'\]"):
+        harness.fill_template("{{A}}", {"A": "1", "C": "2"})
+    # Values are not rescanned, so kernel text that looks like a placeholder survives.
+    assert harness.fill_template("{{A}}", {"A": "{{B}}"}) == "{{B}}"
+
+
+def test_launch_lists_become_tuples() -> None:
+    launch = Launch("direct_conv", [1, 2, 3], [32, 1, 1], 0, ["x"])
+    assert launch.grid == (1, 2, 3) and launch.args == ("x",)
+    hash(launch)
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"dtype": "bf16"}, "unknown dtype"),
+        ({"h": 0}, "h must be a positive int"),
+        ({"c": 3.0}, "c must be a positive int"),
+        ({"tolerance": -1.0}, "tolerance"),
+        ({"tolerance": float("nan")}, "tolerance"),
+        ({"forward_launches": ()}, "forward_launches is empty"),
+        ({"workspaces": ()}, r"unknown buffers \['wt'\]"),
+        ({"workspaces": (Workspace("wt", "half", 1), Workspace("wt", "half", 1))}, "duplicate"),
+        (
+            {"forward_launches": (Launch("nope", (1, 1, 1), (1, 1, 1), 0, ("x",)),)},
+            "nope, not defined in kernels_source",
+        ),
+        (
+            {"weight_launches": (Launch("copy_weights", (1, 1, 1), (1, 1, 1), 0, ("x", "wt")),)},
+            r"weight_transform launch of copy_weights uses unknown buffers \['x'\]",
+        ),
+    ],
+)
+def test_bad_spec(changes: dict, message: str) -> None:
+    spec = make_spec()
+    with pytest.raises(WinoError, match=message):
+        dataclasses.replace(spec, **changes)
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda: Launch("k", (1, 1, 1), (64, 32, 1), 0, ()), "2048 threads"),
+        (lambda: Launch("k", (0, 1, 1), (1, 1, 1), 0, ()), "grid of k"),
+        (lambda: Launch("k", (1, 1), (1, 1, 1), 0, ()), "grid of k"),
+        (lambda: Launch("k", (1, 1, 1), (1, 1, 1), 228 * 1024, ()), "shared_bytes"),
+        (lambda: Launch("k-1", (1, 1, 1), (1, 1, 1), 0, ()), "not a C identifier"),
+        (lambda: Workspace("x", "half", 1), "reserved"),
+        (lambda: Workspace("wb_tmp", "half", 1), "reserved"),
+        (lambda: Workspace("t", "half*", 1), "bad C type"),
+        (lambda: Workspace("t", "half", 0), "count"),
+    ],
+)
+def test_bad_launch_or_workspace(make, message: str) -> None:
+    with pytest.raises(WinoError, match=message):
+        make()
+
+
+def test_write_artifact(tmp_path: Path) -> None:
+    spec = make_spec()
+    program = write_artifact(spec, tmp_path / "a", extra_files={"kernels.cu": "// raw"})
+    assert program == tmp_path / "a" / "program.cu"
+    assert program.read_text() == render_harness(spec)
+    assert (tmp_path / "a" / "kernels.cu").read_text() == "// raw"
+    record = json.loads((tmp_path / "a" / "harness_spec.json").read_text())
+    assert "kernels_source" not in record
+    assert record["forward_launches"][0]["args"] == ["x", "wt", "y"]
+    fields = dict(
+        record,
+        kernels_source=spec.kernels_source,
+        workspaces=[Workspace(**ws) for ws in record["workspaces"]],
+        weight_launches=[Launch(**la) for la in record["weight_launches"]],
+        forward_launches=[Launch(**la) for la in record["forward_launches"]],
+    )
+    assert HarnessSpec(**fields) == spec
+
+
+@pytest.mark.parametrize("name", ["program.cu", "../x.cu", "sub/x.cu", ".."])
+def test_write_artifact_rejects_bad_extra_names(tmp_path: Path, name: str) -> None:
+    with pytest.raises(WinoError, match="plain file name"):
+        write_artifact(make_spec(), tmp_path / "a", extra_files={name: ""})
+    assert not (tmp_path / "a").exists()
+
+
+# ---- building with nvcc (no GPU needed) ------------------------------------------------------
+
+def _have_nvcc() -> bool:
+    try:
+        find_nvcc()
+    except NvccNotFound:
+        return False
+    return True
+
+
+needs_nvcc = pytest.mark.skipif(not _have_nvcc(), reason="nvcc not found")
+# Each arch and each dtype once; the harness's own code must be warning-free.
+BUILDS = {"fp16": "sm_80", "int8": "sm_90"}
+STRICT = ("-Werror", "all-warnings", "-Xcompiler", "-Wall,-Wextra")
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """dtype -> executable, built in parallel (large shared memory exercises the attribute)."""
+    root = tmp_path_factory.mktemp("builds")
+    dirs = {}
+    for dtype in BUILDS:
+        dirs[dtype] = root / dtype
+        write_artifact(make_spec(dtype, shared_bytes=64 * 1024), dirs[dtype])
+    with ThreadPoolExecutor(len(BUILDS)) as pool:
+        futures = {d: pool.submit(compile_program, dirs[d], BUILDS[d], STRICT) for d in BUILDS}
+        return {d: f.result() for d, f in futures.items()}
+
+
+@pytest.mark.nvcc
+@needs_nvcc
+@pytest.mark.parametrize("dtype", sorted(BUILDS))
+def test_program_builds(built: dict[str, Path], dtype: str) -> None:
+    assert built[dtype].is_file() and os.access(built[dtype], os.X_OK)
+
+
+@pytest.mark.nvcc
+@needs_nvcc
+def test_program_rejects_bad_arguments(built: dict[str, Path]) -> None:
+    # Arguments are parsed before any CUDA call, so this runs without a GPU.
+    with pytest.raises(WinoError, match="status 2:\nerror: unknown argument: --bogus"):
+        run_program(built["fp16"], ["--bogus"], timeout_s=30)
+    with pytest.raises(WinoError, match="bad value: 0"):
+        run_program(built["fp16"], ["--iters", "0"], timeout_s=30)
+
+
+@pytest.mark.nvcc
+@needs_nvcc
+def test_compile_check_reports_resources(tmp_path: Path) -> None:
+    write_artifact(make_spec("int8"), tmp_path)
+    report = compile_check(tmp_path, archs=("sm_90",))
+    assert any("direct_conv" in line for line in report["sm_90"])
+    assert any("registers" in line for line in report["sm_90"])
+
+
+def _gpu_arch() -> str | None:
+    try:
+        return detect_arch()
+    except NoGpu:
+        return None
+
+
+@pytest.mark.nvcc
+@needs_nvcc
+@pytest.mark.skipif(_gpu_arch() is not None, reason="a GPU is present")
+def test_program_fails_cleanly_without_gpu(built: dict[str, Path]) -> None:
+    with pytest.raises(WinoError, match="CUDA error"):
+        run_program(built["fp16"], ["--no-time"], timeout_s=60)
+
+
+RECORD_KEYS = {
+    "device", "sm", "workload", "dtype", "m", "fusion", "config", "median_us", "min_us",
+    "mean_us", "iters", "rotate", "tflops", "rel_l2_err", "max_abs_err", "nonfinite",
+    "tolerance", "checks", "seed", "correct", "commit",
+}
+
+
+@pytest.mark.gpu
+@needs_nvcc
+@pytest.mark.skipif(_gpu_arch() is None, reason="no NVIDIA GPU")
+@pytest.mark.parametrize("dtype", sorted(BUILDS))
+def test_program_on_gpu(tmp_path: Path, dtype: str) -> None:
+    arch = _gpu_arch()
+    write_artifact(make_spec(dtype, shared_bytes=64 * 1024), tmp_path / "good")
+    args = ["--checks", "2", "--warmup", "3", "--iters", "10"]
+    record = run_program(compile_program(tmp_path / "good", arch), args, timeout_s=120)
+    assert set(record) == RECORD_KEYS
+    assert record["correct"] is True and record["nonfinite"] == 0
+    assert record["workload"] == {"N": N, "H": H, "W": W, "C": C, "K": K}
+    assert record["iters"] == 10 and record["rotate"] >= 1 and record["median_us"] > 0
+    if dtype == "int8":
+        assert record["rel_l2_err"] == 0.0  # integer sums are exact in float32 here
+
+    # Half the grid leaves half of y unwritten: the poison shows up as non-finite outputs.
+    half_grid = Launch("direct_conv", (8, 1, 1), (256, 1, 1), 0, ("x", "wt", "y"))
+    write_artifact(make_spec(dtype, forward_launches=(half_grid,)), tmp_path / "bad")
+    record = run_program(compile_program(tmp_path / "bad", arch), ["--no-time"], timeout_s=120)
+    assert record["correct"] is False
+    assert record["nonfinite"] == N * H * W * K // 2
+    assert record["median_us"] is None and record["tflops"] is None

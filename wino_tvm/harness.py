@@ -1,0 +1,241 @@
+"""Render the standalone CUDA benchmark/check program (templates/harness.cu.tpl). TVM-free."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from wino_tvm.errors import WinoError
+
+TEMPLATE_PATH = Path(__file__).resolve().parents[1] / "templates" / "harness.cu.tpl"
+PROGRAM_FILE = "program.cu"
+SPEC_FILE = "harness_spec.json"
+
+# dtype -> (IN_T: type of x and w, OUT_T: type of y). int8_t is signed char, as TVM spells it.
+DTYPES = {"fp16": ("half", "half"), "int8": ("int8_t", "float")}
+
+# Launches above the default 48 KB of dynamic shared memory need cudaFuncSetAttribute;
+# 227 KB is the most any supported GPU (sm_90) allows per block.
+DEFAULT_SHARED_BYTES = 48 * 1024
+MAX_SHARED_BYTES = 227 * 1024
+
+_PLACEHOLDER = re.compile(r"\{\{([A-Z0-9_]+)\}\}")
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+_C_TYPE = re.compile(r"[A-Za-z_]\w*( [A-Za-z_]\w*)*")
+# Names the template itself uses at file or function scope.
+_RESERVED = re.compile(r"x|w|y|stream|main|forward|weight_transform|IN_T|OUT_T|wb_\w*|k[A-Z]\w*")
+
+
+def _is_int(v: object) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _check_dim3(what: str, dims: tuple[int, ...]) -> None:
+    if len(dims) != 3 or not all(_is_int(d) and d > 0 for d in dims):
+        raise WinoError(f"{what} must be three positive ints, got {dims!r}")
+
+
+@dataclass(frozen=True)
+class Launch:
+    """One kernel launch: kernel<<<grid, block, shared_bytes, stream>>>(*args)."""
+
+    kernel: str
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    shared_bytes: int
+    args: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        # Sequences (e.g. lists from JSON) are stored as tuples so the launch stays hashable.
+        for name in ("grid", "block", "args"):
+            object.__setattr__(self, name, tuple(getattr(self, name)))
+        if not _IDENTIFIER.fullmatch(self.kernel):
+            raise WinoError(f"launch kernel {self.kernel!r} is not a C identifier")
+        _check_dim3(f"grid of {self.kernel}", self.grid)
+        _check_dim3(f"block of {self.kernel}", self.block)
+        threads = math.prod(self.block)
+        if threads > 1024:
+            raise WinoError(f"block of {self.kernel} has {threads} threads (max 1024)")
+        if not _is_int(self.shared_bytes) or not 0 <= self.shared_bytes <= MAX_SHARED_BYTES:
+            raise WinoError(
+                f"shared_bytes of {self.kernel} must be in [0, {MAX_SHARED_BYTES}], "
+                f"got {self.shared_bytes!r}"
+            )
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """A device buffer of `count` elements of `c_type`, visible to launches as `name`."""
+
+    name: str
+    c_type: str
+    count: int
+
+    def __post_init__(self) -> None:
+        if not _IDENTIFIER.fullmatch(self.name) or _RESERVED.fullmatch(self.name):
+            raise WinoError(f"workspace name {self.name!r} is not a C identifier or is reserved")
+        if not _C_TYPE.fullmatch(self.c_type):
+            raise WinoError(f"workspace {self.name}: bad C type {self.c_type!r}")
+        if not _is_int(self.count) or self.count <= 0:
+            raise WinoError(f"workspace {self.name}: count must be positive, got {self.count!r}")
+
+
+@dataclass(frozen=True)
+class HarnessSpec:
+    """Everything the benchmark program needs: workload, kernels, buffers and launch lists."""
+
+    n: int
+    h: int
+    w: int
+    c: int
+    k: int
+    dtype: str
+    m: int
+    fusion: str
+    config_name: str
+    commit: str
+    tolerance: float
+    kernels_source: str
+    workspaces: tuple[Workspace, ...] = ()
+    weight_launches: tuple[Launch, ...] = ()
+    forward_launches: tuple[Launch, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "workspaces", tuple(self.workspaces))
+        object.__setattr__(self, "weight_launches", tuple(self.weight_launches))
+        object.__setattr__(self, "forward_launches", tuple(self.forward_launches))
+        for name in ("n", "h", "w", "c", "k", "m"):
+            value = getattr(self, name)
+            if not _is_int(value) or value <= 0:
+                raise WinoError(f"{name} must be a positive int, got {value!r}")
+        if self.dtype not in DTYPES:
+            raise WinoError(f"unknown dtype {self.dtype!r}; expected one of {sorted(DTYPES)}")
+        if not isinstance(self.tolerance, int | float) or not math.isfinite(self.tolerance) or (
+            self.tolerance < 0
+        ):
+            raise WinoError(f"tolerance must be a finite number >= 0, got {self.tolerance!r}")
+        for name in ("fusion", "config_name", "commit", "kernels_source"):
+            if not isinstance(getattr(self, name), str):
+                raise WinoError(f"{name} must be a string")
+        if not self.forward_launches:
+            raise WinoError("forward_launches is empty: nothing would compute y")
+        names = [ws.name for ws in self.workspaces]
+        if len(set(names)) != len(names):
+            raise WinoError(f"duplicate workspace names in {names}")
+        self._check_launches(self.weight_launches, "weight_transform", {"w", *names})
+        self._check_launches(self.forward_launches, "forward", {"x", "w", "y", *names})
+
+    def _check_launches(self, launches: tuple[Launch, ...], where: str, buffers: set[str]) -> None:
+        for launch in launches:
+            if not re.search(rf"\b{launch.kernel}\s*\(", self.kernels_source):
+                raise WinoError(f"{where} launches {launch.kernel}, not defined in kernels_source")
+            unknown = [a for a in launch.args if a not in buffers]
+            if unknown:
+                raise WinoError(
+                    f"{where} launch of {launch.kernel} uses unknown buffers {unknown}; "
+                    f"available there: {sorted(buffers)}"
+                )
+
+
+def fill_template(template: str, values: Mapping[str, str]) -> str:
+    """Replace every {{NAME}}; raise if one is left unfilled or a value names no placeholder."""
+    found = set(_PLACEHOLDER.findall(template))
+    missing = sorted(found - values.keys())
+    unknown = sorted(values.keys() - found)
+    if missing or unknown:
+        raise WinoError(f"template placeholders: unfilled {missing}, unknown {unknown}")
+    # One pass, so placeholder-like text inside values (e.g. kernel source) is left alone.
+    return _PLACEHOLDER.sub(lambda match: values[match.group(1)], template)
+
+
+def _c_string(text: str) -> str:
+    """A C string literal for ASCII text without control characters (e.g. json.dumps output)."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _render_launches(launches: tuple[Launch, ...]) -> str:
+    lines = []
+    for launch in launches:
+        grid = ", ".join(map(str, launch.grid))
+        block = ", ".join(map(str, launch.block))
+        args = ", ".join(launch.args)
+        lines.append(
+            f"  {launch.kernel}<<<dim3({grid}), dim3({block}), {launch.shared_bytes}, stream>>>"
+            f"({args});"
+        )
+        lines.append(f'  WB_CHECK_LAUNCH("{launch.kernel}");')
+    return "\n".join(lines)
+
+
+def _render_kernel_attrs(launches: tuple[Launch, ...]) -> str:
+    most: dict[str, int] = {}
+    for launch in launches:
+        most[launch.kernel] = max(most.get(launch.kernel, 0), launch.shared_bytes)
+    return "\n".join(
+        f"  WB_CHECK(cudaFuncSetAttribute({kernel}, "
+        f"cudaFuncAttributeMaxDynamicSharedMemorySize, {size}));"
+        for kernel, size in most.items()
+        if size > DEFAULT_SHARED_BYTES
+    )
+
+
+def render_harness(spec: HarnessSpec) -> str:
+    """The complete CUDA program for `spec`."""
+    in_t, out_t = DTYPES[spec.dtype]
+    ws = spec.workspaces
+    values = {
+        "KERNELS": spec.kernels_source,
+        "IN_T": in_t,
+        "OUT_T": out_t,
+        "N": str(spec.n),
+        "H": str(spec.h),
+        "W": str(spec.w),
+        "C": str(spec.c),
+        "K": str(spec.k),
+        "M": str(spec.m),
+        "TOLERANCE": repr(float(spec.tolerance)),
+        "DTYPE_JSON": _c_string(json.dumps(spec.dtype)),
+        "FUSION_JSON": _c_string(json.dumps(spec.fusion)),
+        "CONFIG_JSON": _c_string(json.dumps(spec.config_name)),
+        "COMMIT_JSON": _c_string(json.dumps(spec.commit)),
+        "WORKSPACE_DECLS": "\n".join(f"static {b.c_type}* {b.name} = nullptr;" for b in ws),
+        "WORKSPACE_ALLOC": "\n".join(
+            f"  WB_CHECK(cudaMalloc(&{b.name}, sizeof({b.c_type}) * {b.count}ull));\n"
+            f"  WB_CHECK(cudaMemset({b.name}, 0xFF, sizeof({b.c_type}) * {b.count}ull));"
+            for b in ws
+        ),
+        "WORKSPACE_FREE": "\n".join(f"  WB_CHECK(cudaFree({b.name}));" for b in ws),
+        "KERNEL_ATTRS": _render_kernel_attrs(spec.weight_launches + spec.forward_launches),
+        "WEIGHT_TRANSFORM_BODY": _render_launches(spec.weight_launches),
+        "FORWARD_BODY": _render_launches(spec.forward_launches),
+    }
+    return fill_template(TEMPLATE_PATH.read_text(), values)
+
+
+def write_artifact(
+    spec: HarnessSpec, out_dir: Path, extra_files: dict[str, str] | None = None
+) -> Path:
+    """Write out_dir/program.cu, out_dir/harness_spec.json and extra_files; return program.cu."""
+    program = render_harness(spec)
+    extra = extra_files or {}
+    for name in extra:
+        if "/" in name or name in ("", ".", "..", PROGRAM_FILE, SPEC_FILE):
+            raise WinoError(
+                f"extra file name {name!r} must be a plain file name other than "
+                f"{PROGRAM_FILE} and {SPEC_FILE}"
+            )
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    # program.cu already holds the kernel source.
+    record = {k: v for k, v in dataclasses.asdict(spec).items() if k != "kernels_source"}
+    (out_dir / SPEC_FILE).write_text(json.dumps(record, indent=2) + "\n")
+    for name, text in extra.items():
+        (out_dir / name).write_text(text)
+    program_path = out_dir / PROGRAM_FILE
+    program_path.write_text(program)
+    return program_path
