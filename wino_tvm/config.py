@@ -1,0 +1,143 @@
+"""Kernel configuration: the schedule knobs, their parseable name and their validity (TVM-free)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+
+from .errors import WinoError
+from .workload import Conv2dWorkload
+
+# WMMA shapes (M, N, K) that exist for both f16 and s8 operands.
+FRAGMENTS = ((16, 16, 16), (32, 8, 16), (8, 32, 16))
+FUSIONS = ("none", "shmem", "llc")
+ELEMENT_BYTES = {"fp16": 2, "int8": 1}
+WARP_SIZE = 32
+
+
+@dataclass(frozen=True)
+class DeviceLimits:
+    """What a config must fit: SM count, shared memory per block (opt-in) and L2 size."""
+
+    name: str
+    sms: int
+    smem_per_block: int
+    l2_bytes: int
+
+
+# Datasheet values; the tuner reads the real ones from the GPU when one is present.
+KNOWN_DEVICES = {
+    "h100": DeviceLimits("NVIDIA H100", 132, 227 * 1024, 50 * 1024 * 1024),
+    "h200": DeviceLimits("NVIDIA H200", 132, 227 * 1024, 60 * 1024 * 1024),
+    "a100": DeviceLimits("NVIDIA A100", 108, 163 * 1024, 40 * 1024 * 1024),
+    "rtx2080ti": DeviceLimits("NVIDIA GeForce RTX 2080 Ti", 68, 64 * 1024, 5632 * 1024),
+}
+
+
+@dataclass(frozen=True)
+class KernelConfig:
+    """Schedule knobs of the Tensor Core Winograd kernels (TB_* in the paper's notation)."""
+
+    tb_m: int = 16  # Winograd tiles per thread block
+    tb_n: int = 16  # output channels per thread block
+    tb_k: int = 16  # input channels per step of the reduction loop
+    frag_m: int = 16
+    frag_n: int = 16
+    frag_k: int = 16
+    fusion: str = "none"
+    vec: int = 16  # bytes per vectorised copy lane
+    pad: int = 16  # bytes of padding per shared-memory row (bank-conflict offset)
+
+    @property
+    def fragment(self) -> tuple[int, int, int]:
+        return self.frag_m, self.frag_n, self.frag_k
+
+    def name(self, wl: Conv2dWorkload) -> str:
+        """Parseable name encoding the precision and every knob, e.g. fp16-fp32-m4-tbm16-..."""
+        return "-".join(
+            [
+                wl.dtype,
+                wl.accum,
+                f"m{wl.m}",
+                f"tbm{self.tb_m}",
+                f"tbn{self.tb_n}",
+                f"tbk{self.tb_k}",
+                f"frag{self.frag_m}x{self.frag_n}x{self.frag_k}",
+                self.fusion,
+                f"vec{self.vec}",
+                f"pad{self.pad}",
+            ]
+        )
+
+    @classmethod
+    def parse(cls, name: str) -> tuple[dict, KernelConfig]:
+        """Inverse of name(): ({'dtype', 'accum', 'm'}, config)."""
+        try:
+            dtype, accum, m, tbm, tbn, tbk, frag, fusion, vec, pad = name.split("-")
+            fm, fn, fk = (int(v) for v in frag.removeprefix("frag").split("x"))
+            cfg = cls(
+                int(tbm.removeprefix("tbm")),
+                int(tbn.removeprefix("tbn")),
+                int(tbk.removeprefix("tbk")),
+                fm,
+                fn,
+                fk,
+                fusion,
+                int(vec.removeprefix("vec")),
+                int(pad.removeprefix("pad")),
+            )
+        except ValueError:
+            raise WinoError(f"{name!r} is not a wino-tvm config name") from None
+        return {"dtype": dtype, "accum": accum, "m": int(m.removeprefix("m"))}, cfg
+
+    def with_(self, **changes) -> KernelConfig:
+        return KernelConfig(**{**asdict(self), **changes})
+
+    def as_dict(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    def smem_bytes(self, wl: Conv2dWorkload) -> int:
+        """Dynamic shared memory of the BGEMM (or fused) block: padded V and U slices."""
+        ve = ELEMENT_BYTES[wl.dtype]
+        row = self.tb_k * ve + self.pad
+        return wl.alpha * wl.alpha * (self.tb_m + self.tb_n) * row
+
+    def blocks(self, wl: Conv2dWorkload) -> int:
+        return wl.ntiles_padded(self.tb_m) // self.tb_m * (wl.k // self.tb_n)
+
+    def problems(self, wl: Conv2dWorkload, device: DeviceLimits | None = None) -> list[str]:
+        """Every reason this config cannot run this workload (empty when it can)."""
+        out = []
+        if wl.dtype not in ELEMENT_BYTES:
+            out.append(f"dtype {wl.dtype} has no Tensor Core path: use fp16 or int8")
+            return out
+        if self.fragment not in FRAGMENTS:
+            out.append(f"fragment {self.fragment} is not a WMMA shape: choose one of {FRAGMENTS}")
+        if self.fusion not in FUSIONS:
+            out.append(f"fusion {self.fusion!r} is unknown: choose one of {', '.join(FUSIONS)}")
+        if wl.c % self.frag_k:
+            out.append(f"C={wl.c} is not a multiple of {self.frag_k} (WMMA K)")
+        for knob, frag in (("tb_m", self.frag_m), ("tb_n", self.frag_n), ("tb_k", self.frag_k)):
+            if getattr(self, knob) <= 0 or getattr(self, knob) % frag:
+                out.append(
+                    f"{knob}={getattr(self, knob)} is not a multiple of the fragment's {frag}"
+                )
+        if wl.k % self.tb_n:
+            out.append(f"K={wl.k} is not a multiple of tb_n={self.tb_n}")
+        if wl.c % self.tb_k:
+            out.append(f"C={wl.c} is not a multiple of tb_k={self.tb_k}")
+        ve = ELEMENT_BYTES[wl.dtype]
+        if self.vec % ve or (self.tb_k * ve) % self.vec or self.vec > 16:
+            out.append(f"vec={self.vec} bytes must divide a tb_k row and be at most 16 bytes")
+        if self.pad % 16:
+            out.append(f"pad={self.pad} bytes must be a multiple of 16 (WMMA pointer alignment)")
+        if device is not None and self.smem_bytes(wl) > device.smem_per_block:
+            out.append(
+                f"shared memory {self.smem_bytes(wl)} B exceeds {device.name}'s "
+                f"{device.smem_per_block} B per block"
+            )
+        return out
+
+    def validate(self, wl: Conv2dWorkload, device: DeviceLimits | None = None) -> None:
+        problems = self.problems(wl, device)
+        if problems:
+            raise WinoError(f"config {self.name(wl)} is invalid: " + "; ".join(problems))

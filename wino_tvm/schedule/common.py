@@ -1,0 +1,15 @@
+"""Schedule steps shared by the stage schedules."""
+
+from __future__ import annotations
+
+from tvm import s_tir
+
+# Blocks made by topi's const_matrix (see compute.py): inlining turns each entry into a literal.
+CONST_MATRICES = ("A", "B", "G", "V_inv_scale", "V_scale")
+
+
+def inline_const_matrices(sch: s_tir.Schedule) -> None:
+    """Inline the transform-matrix blocks of the current function (else TVM makes them buffers)."""
+    for block in sch.get_child_blocks(sch.get_sblock("root")):
+        if sch.get(block).name_hint in CONST_MATRICES:
+            sch.compute_inline(block)
