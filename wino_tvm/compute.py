@@ -94,12 +94,14 @@ def kernel_transform(w: te.Tensor, wl: Conv2dWorkload) -> list[te.Tensor]:
     dt = StageDtypes.of(wl)
     _, _, g_np = transform_matrices(wl.m)
     g_mat = const_matrix(g_np.astype("float32"), "G")
-    r1 = te.reduce_axis((0, 3), name="r1")
-    r2 = te.reduce_axis((0, 3), name="r2")
+    # Written out as 9 terms rather than a reduction, so schedules can inline it into both
+    # consumers (the int8 absmax and the quantiser) instead of keeping a float32 buffer.
     u_f32 = te.compute(
         (wl.alpha, wl.alpha, wl.k, wl.c),
-        lambda h, v, k, c: te.sum(
-            g_mat[h, r1] * w[r1, r2, c, k].astype("float32") * g_mat[v, r2], axis=[r1, r2]
+        lambda h, v, k, c: sum(
+            g_mat[h, r1] * w[r1, r2, c, k].astype("float32") * g_mat[v, r2]
+            for r1 in range(3)
+            for r2 in range(3)
         ),
         name="U_f32",
     )

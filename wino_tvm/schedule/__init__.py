@@ -1,0 +1,26 @@
+"""CUDA schedules of the four Winograd stages (one module per stage)."""
+
+from __future__ import annotations
+
+import tvm
+from tvm import s_tir
+
+from ..compute import winograd_stages
+from ..config import KernelConfig
+from ..workload import Conv2dWorkload
+from .bgemm import schedule_bgemm
+from .itrans import schedule_itrans
+from .ktrans import schedule_ktrans
+from .otrans import schedule_otrans
+
+
+def scheduled_module(wl: Conv2dWorkload, cfg: KernelConfig) -> tvm.IRModule:
+    """The four stage PrimFuncs of wl, scheduled for CUDA Tensor Cores with cfg."""
+    cfg.validate(wl)
+    stages = winograd_stages(wl, cfg.tb_m)
+    sch = s_tir.Schedule(tvm.IRModule(stages.prim_funcs()))
+    schedule_itrans(sch, wl, cfg)
+    schedule_ktrans(sch, wl)
+    schedule_bgemm(sch, wl, cfg)
+    schedule_otrans(sch, wl)
+    return sch.mod
