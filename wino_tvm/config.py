@@ -9,7 +9,9 @@ from .workload import Conv2dWorkload
 
 # WMMA shapes (M, N, K) that exist for both f16 and s8 operands.
 FRAGMENTS = ((16, 16, 16), (32, 8, 16), (8, 32, 16))
-FUSIONS = ("none", "shmem", "llc")
+# none: TVM's prototype untouched (the paper's "Tuned TVM"); syncfree: BGEMM barriers reduced to
+# warp barriers; shmem / llc: ITrans+BGEMM fused through shared memory / L2 (PKF).
+FUSIONS = ("none", "syncfree", "shmem", "llc")
 ELEMENT_BYTES = {"fp16": 2, "int8": 1}
 WARP_SIZE = 32
 

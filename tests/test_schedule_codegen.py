@@ -1,0 +1,139 @@
+"""Tensor Core schedules -> CUDA: kernels, WMMA calls, launch shapes, nvcc, refused configs."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from wino_tvm.codegen import generate
+from wino_tvm.config import KNOWN_DEVICES, KernelConfig
+from wino_tvm.errors import WinoError
+from wino_tvm.schedule import scheduled_module
+from wino_tvm.workload import Conv2dWorkload
+
+FRAGMENTS = [(16, 16, 16), (32, 8, 16), (8, 32, 16)]
+# Odd H/W exercise edge tiles; N=2 exercises the image index; C != K.
+SHAPE = (2, 13, 15, 32, 64)
+
+
+def _config(frag):
+    fm, fn, fk = frag
+    return KernelConfig(tb_m=max(16, fm), tb_n=max(16, fn), frag_m=fm, frag_n=fn, frag_k=fk)
+
+
+CASES = [(d, m, f) for d in ("fp16", "int8") for m in (2, 4) for f in FRAGMENTS]
+
+
+@pytest.fixture(scope="module")
+def prototypes():
+    out = {}
+    for dtype, m, frag in CASES:
+        wl = Conv2dWorkload(*SHAPE, dtype=dtype, m=m)
+        cfg = _config(frag)
+        out[(dtype, m, frag)] = (wl, cfg, generate(scheduled_module(wl, cfg), "sm_90"))
+    return out
+
+
+@pytest.mark.parametrize(("dtype", "m", "frag"), CASES)
+def test_prototype_kernels_and_wmma(prototypes, dtype, m, frag):
+    wl, cfg, proto = prototypes[(dtype, m, frag)]
+    names = {k.name for k in proto.launches}
+    expected = {"itrans_kernel", "ktrans_kernel", "bgemm_kernel", "otrans_kernel"}
+    if dtype == "int8":  # U_scale (absmax per tap and channel), then the quantised U
+        expected.add("ktrans_kernel_1")
+    assert names == expected
+    for name in names:
+        assert re.search(rf'^extern "C" __global__ void __launch_bounds__\(\d+\) {name}\(', proto.source, re.M)
+    shape = ", ".join(str(v) for v in frag)
+    for call in ("load_matrix_sync", "mma_sync", "store_matrix_sync", "fill_fragment"):
+        assert f"nvcuda::wmma::{call}" in proto.source
+    assert f"wmma::accumulator, {shape}, {'float' if dtype == 'fp16' else 'int'}>" in proto.source
+    operand = "half" if dtype == "fp16" else "signed char"
+    assert f"wmma::matrix_a, {shape}, {operand}, nvcuda::wmma::row_major>" in proto.source
+    assert f"wmma::matrix_b, {shape}, {operand}, nvcuda::wmma::col_major>" in proto.source
+
+
+@pytest.mark.parametrize(("dtype", "m", "frag"), CASES)
+def test_sync_free_launch_shapes(prototypes, dtype, m, frag):
+    wl, cfg, proto = prototypes[(dtype, m, frag)]
+    bgemm = proto.launch("bgemm_kernel")
+    # Algorithm 3: blocks over (ntiles/TB_M, K/TB_N), one warp per alpha_w tap column.
+    assert bgemm.grid == (wl.ntiles_padded(cfg.tb_m) // cfg.tb_m, wl.k // cfg.tb_n, 1)
+    assert bgemm.block == (32, wl.alpha, 1)
+    assert bgemm.shared_bytes == cfg.smem_bytes(wl)
+    assert bgemm.params == ("M", "U", "V")
+    itrans = proto.launch("itrans_kernel")
+    # ITrans shares the BGEMM's block shape: what makes the PKF splice possible.
+    assert itrans.grid == (bgemm.grid[0], wl.c // cfg.tb_k, 1)
+    assert itrans.block == bgemm.block
+    assert set(proto.launch("otrans_kernel").params) >= {"M", "y"}
+
+
+@pytest.mark.parametrize(("dtype", "m", "frag"), CASES)
+def test_bgemm_warp_slices_and_barriers(prototypes, dtype, m, frag):
+    _, _, proto = prototypes[(dtype, m, frag)]
+    body = proto.source.split("bgemm_kernel(", 2)[2]
+    body = body[: body.index("\n}\n")]
+    # TVM's ThreadSync puts two barriers per reduction step; the reconstructor removes them.
+    assert body.count("__syncthreads()") == 2
+    stores = re.findall(r"\*\(\w+\*\)\(\(\([\w ]+\*\)buf_dyn_shmem_ptr\) \+ ([^;]*)\) =", body)
+    assert len(stores) == 2 and all("threadIdx.y" in s for s in stores)
+
+
+@pytest.mark.nvcc
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not on PATH")
+@pytest.mark.parametrize(("dtype", "m", "frag"), CASES)
+def test_prototype_compiles_sm80_sm90(prototypes, tmp_path, dtype, m, frag):
+    _, _, proto = prototypes[(dtype, m, frag)]
+    src = tmp_path / "proto.cu"
+    src.write_text(proto.source)
+    result = subprocess.run(
+        ["nvcc", "-std=c++17", "-O3", "-c", "-o", str(tmp_path / "proto.o"),
+         "-gencode", "arch=compute_80,code=sm_80", "-gencode", "arch=compute_90,code=sm_90",
+         "-Xptxas", "-v", str(src)],
+        capture_output=True, text=True,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    # No register spills: the per-thread tiles and fragments must stay in registers.
+    assert re.findall(r"(\d+) bytes spill stores", result.stderr) and all(
+        v == "0" for v in re.findall(r"(\d+) bytes spill stores", result.stderr)
+    )
+
+
+@pytest.mark.parametrize(
+    ("shape", "dtype", "knobs", "reason"),
+    [
+        ((1, 8, 8, 24, 32), "fp16", {}, "C=24 is not a multiple of 16"),
+        ((1, 8, 8, 32, 40), "fp16", {}, "K=40 is not a multiple of tb_n=16"),
+        ((1, 8, 8, 32, 32), "fp16", {"tb_m": 24}, "tb_m=24 is not a multiple"),
+        ((1, 8, 8, 32, 32), "fp16", {"frag_m": 8, "frag_n": 8}, "is not a WMMA shape"),
+        ((1, 8, 8, 48, 32), "fp16", {"tb_k": 32}, "C=48 is not a multiple of tb_k=32"),
+        ((1, 8, 8, 32, 32), "fp32", {}, "has no Tensor Core path"),
+        ((1, 8, 8, 32, 32), "fp16", {"fusion": "magic"}, "fusion 'magic' is unknown"),
+        ((1, 8, 8, 256, 256), "fp16", {"tb_m": 128, "tb_n": 128, "tb_k": 64},
+         "shared memory"),
+    ],
+)
+def test_refused_configs(shape, dtype, knobs, reason):
+    wl = Conv2dWorkload(*shape, dtype=dtype, m=4)
+    with pytest.raises(WinoError, match=re.escape(reason)):
+        KernelConfig(**knobs).validate(wl, KNOWN_DEVICES["h100"])
+
+
+def test_config_name_round_trip():
+    wl = Conv2dWorkload(1, 8, 8, 32, 32, dtype="int8", m=2)
+    cfg = KernelConfig(tb_m=32, tb_n=8, frag_m=32, frag_n=8, fusion="llc")
+    precision, parsed = KernelConfig.parse(cfg.name(wl))
+    assert parsed == cfg
+    assert precision == {"dtype": "int8", "accum": "int32", "m": 2}
+    with pytest.raises(WinoError, match="not a wino-tvm config name"):
+        KernelConfig.parse("fp16-m4")
+
+
+def test_unknown_arch_refused():
+    wl = Conv2dWorkload(1, 8, 8, 32, 32, dtype="fp16", m=4)
+    with pytest.raises(WinoError, match="arch 'sm_70' is not supported"):
+        generate(scheduled_module(wl, KernelConfig()), "sm_70")

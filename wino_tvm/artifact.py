@@ -1,0 +1,92 @@
+"""Build an artifact folder: TVM prototype -> reconstructor -> filled harness (+ config.json)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from dataclasses import asdict
+from pathlib import Path
+
+from reconstructor.pipeline import reconstruct
+
+from .codegen import Prototype, generate
+from .config import KernelConfig
+from .harness import HarnessSpec, Launch, Workspace, write_artifact
+from .schedule import scheduled_module
+from .tolerance import rel_l2_tolerance
+from .workload import Conv2dWorkload
+
+C_TYPES = {"fp16": "half", "int8": "int8_t", "fp32": "float", "int32": "int"}
+CONFIG_FILE = "config.json"
+PROTOTYPE_FILE = "prototype.cu"
+RECONSTRUCTED_FILE = "reconstructed.cu"
+
+
+def commit_id() -> str:
+    """Short commit of this checkout, '-dirty' when it has uncommitted changes."""
+    root = Path(__file__).resolve().parents[1]
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, text=True,
+                              capture_output=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                               cwd=root, text=True, capture_output=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return head + ("-dirty" if dirty.strip() else "")
+
+
+def workspaces(wl: Conv2dWorkload, cfg: KernelConfig) -> tuple[Workspace, ...]:
+    """Intermediate buffers the host allocates (TVM kernels take them as parameters)."""
+    a2, ntp = wl.alpha * wl.alpha, wl.ntiles_padded(cfg.tb_m)
+    out = [
+        Workspace("V", C_TYPES[wl.dtype], a2 * ntp * wl.c),
+        Workspace("U", C_TYPES[wl.dtype], a2 * wl.k * wl.c),
+        Workspace("M", C_TYPES[wl.accum], a2 * ntp * wl.k),
+    ]
+    if wl.dtype == "int8":
+        out.append(Workspace("U_scale", "float", a2 * wl.k))
+    return tuple(out)
+
+
+def _launch(entry: dict) -> Launch:
+    return Launch(entry["name"], tuple(entry["grid"]), tuple(entry["block"]),
+                  entry["shared_bytes"], tuple(entry["params"]))
+
+
+def build_artifact(
+    wl: Conv2dWorkload, cfg: KernelConfig, out_dir: Path, arch: str = "sm_90", log=print
+) -> Path:
+    """Generate, reconstruct and write the artifact; returns out_dir/program.cu."""
+    cfg.validate(wl)
+    log(f"[1/3] TVM: schedule {cfg.name(wl)} and generate CUDA for {arch}")
+    prototype: Prototype = generate(scheduled_module(wl, cfg), arch)
+    log(f"[2/3] reconstructor: fusion={cfg.fusion}")
+    launches = [asdict(k) for k in prototype.launches]
+    rebuilt = reconstruct(prototype.source, launches, cfg.fusion)
+    log(f"[3/3] harness: write {out_dir}")
+    spec = HarnessSpec(
+        wl.n, wl.h, wl.w, wl.c, wl.k, wl.dtype, wl.m, cfg.fusion, cfg.name(wl), commit_id(),
+        rel_l2_tolerance(wl), rebuilt.source, workspaces(wl, cfg),
+        tuple(_launch(e) for e in rebuilt.weight_launches),
+        tuple(_launch(e) for e in rebuilt.forward_launches),
+    )
+    config = {
+        "config": cfg.name(wl),
+        "workload": wl.shape_dict(),
+        "dtype": wl.dtype,
+        "accum": wl.accum,
+        "m": wl.m,
+        "knobs": cfg.as_dict(),
+        "arch": arch,
+        "tolerance_rel_l2": spec.tolerance,
+        "prototype_launches": launches,
+        "weight_launches": list(rebuilt.weight_launches),
+        "forward_launches": list(rebuilt.forward_launches),
+        "removed_barriers": [],
+        "commit": spec.commit,
+    }
+    return write_artifact(spec, out_dir, {
+        PROTOTYPE_FILE: prototype.source,
+        RECONSTRUCTED_FILE: rebuilt.source,
+        CONFIG_FILE: json.dumps(config, indent=2) + "\n",
+    })

@@ -1,0 +1,96 @@
+"""CLI: python -m wino_tvm.build --dtype fp16 --fusion shmem [--out DIR] ...
+
+Generates the TVM prototype, reconstructs it, writes the artifact, compiles it with nvcc when
+nvcc is present, and runs it when a GPU is present; otherwise prints the command that does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .config import FUSIONS, KNOWN_DEVICES, KernelConfig
+from .errors import NoGpu, NvccNotFound, WinoError
+from .workload import ACCUMULATORS, TILE_SIZES, Conv2dWorkload
+
+ARCH_DEVICE = {"sm_80": "a100", "sm_90": "h100"}
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(
+        prog="python -m wino_tvm.build",
+        description="Build a Tensor Core Winograd F(m x m, 3x3) convolution artifact.",
+    )
+    p.add_argument("--dtype", choices=("fp16", "int8"), default="fp16",
+                   help="input/weight precision (fp16: f16 out; int8: f32 out)")
+    p.add_argument("--fusion", choices=FUSIONS, default="shmem",
+                   help="none: TVM prototype as generated (4 kernels); syncfree: prototype with "
+                        "BGEMM barriers reduced to warp barriers; shmem / llc: ITrans+BGEMM fused "
+                        "through shared memory / L2 (PKF)")
+    p.add_argument("--m", type=int, choices=TILE_SIZES, default=4, help="output tile size")
+    p.add_argument("--accum", help="BGEMM accumulator: fp32 (default) or fp16 for fp16; int32 "
+                                   "for int8")
+    p.add_argument("--shape", default="1,224,224,64,64",
+                   help="N,H,W,C,K of the NHWC 3x3 stride-1 pad-1 convolution")
+    p.add_argument("--tb-m", type=int, default=16, help="Winograd tiles per thread block")
+    p.add_argument("--tb-n", type=int, default=16, help="output channels per thread block")
+    p.add_argument("--tb-k", type=int, default=16, help="input channels per reduction step")
+    p.add_argument("--frag", default="16x16x16", help="WMMA fragment MxNxK: 16x16x16, 32x8x16, "
+                                                      "8x32x16")
+    p.add_argument("--arch", default="sm_90", choices=sorted(ARCH_DEVICE),
+                   help="CUDA architecture to generate and compile for")
+    p.add_argument("--out", type=Path, default=Path("artifacts/build"), help="artifact folder")
+    p.add_argument("--no-run", action="store_true", help="do not run even if a GPU is present")
+    p.add_argument("--checks", type=int, default=3, help="correctness checks (fresh inputs each)")
+    return p.parse_args(argv)
+
+
+def _config(args: argparse.Namespace) -> tuple[Conv2dWorkload, KernelConfig]:
+    accum = args.accum or ACCUMULATORS[args.dtype][0]
+    wl = Conv2dWorkload.parse_shape(args.shape, dtype=args.dtype, m=args.m, accum=accum)
+    try:
+        fm, fn, fk = (int(v) for v in args.frag.split("x"))
+    except ValueError:
+        raise WinoError(f"--frag {args.frag!r} must look like 16x16x16") from None
+    cfg = KernelConfig(args.tb_m, args.tb_n, args.tb_k, fm, fn, fk, args.fusion)
+    cfg.validate(wl, KNOWN_DEVICES[ARCH_DEVICE[args.arch]])
+    return wl, cfg
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    try:
+        wl, cfg = _config(args)
+        from .artifact import build_artifact  # imports TVM: only after the cheap checks
+
+        build_artifact(wl, cfg, args.out, args.arch)
+        from .runner import compile_program, detect_arch, run_program
+
+        try:
+            binary = compile_program(args.out, args.arch)
+        except NvccNotFound as exc:
+            print(f"note: {exc}\nThe artifact in {args.out} compiles on any machine with nvcc.")
+            return 0
+        print(f"compiled {binary}")
+        run_cmd = f"python -m wino_tvm.runner {args.out} --checks {args.checks}"
+        if args.no_run:
+            print(f"not run (--no-run); on a GPU machine: {run_cmd}")
+            return 0
+        try:
+            gpu_arch = detect_arch()
+        except NoGpu:
+            print(f"no NVIDIA GPU here; run the artifact on a GPU machine with:\n  {run_cmd}")
+            return 0
+        if gpu_arch != args.arch:
+            binary = compile_program(args.out, gpu_arch)
+        record = run_program(binary, ["--checks", str(args.checks)], timeout_s=600)
+    except WinoError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(record)
+    return 0 if record.get("correct") else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

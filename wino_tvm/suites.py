@@ -1,0 +1,66 @@
+"""Named sets of (workload, config) artifacts for GPU evidence runs (TVM side).
+
+python -m wino_tvm.suites prototype --out .gpu/prototype   # issue: Tensor Core prototype
+python -m wino_tvm.suites pkf --out .gpu/pkf               # issue: the paper's PKF variants
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+from .config import KernelConfig
+from .errors import WinoError
+from .workload import Conv2dWorkload
+
+PAPER_C64 = ((1, 224, 224, 64, 64), (1, 448, 448, 64, 64))
+RESNET_N32 = ((32, 56, 56, 64, 64), (32, 28, 28, 128, 128), (32, 14, 14, 256, 256))
+
+
+def prototype() -> Iterator[tuple[Conv2dWorkload, KernelConfig]]:
+    """TVM prototype (fusion none): fp16 and int8, m = 2 and 4, paper 224^2 + ResNet at N=32."""
+    for shape in (PAPER_C64[0], *RESNET_N32):
+        for dtype in ("fp16", "int8"):
+            for m in (2, 4):
+                yield Conv2dWorkload(*shape, dtype=dtype, m=m), KernelConfig()
+
+
+def pkf() -> Iterator[tuple[Conv2dWorkload, KernelConfig]]:
+    """The paper's PKF-Shmem/LLC-16/32 plus none and syncfree, fp16 and int8, C=K=64 224^2/448^2."""
+    for shape in PAPER_C64:
+        for dtype in ("fp16", "int8"):
+            wl = Conv2dWorkload(*shape, dtype=dtype, m=4)
+            for fusion in ("none", "syncfree"):
+                yield wl, KernelConfig(fusion=fusion)
+            for fusion in ("shmem", "llc"):
+                for tb_m in (16, 32):
+                    yield wl, KernelConfig(tb_m=tb_m, fusion=fusion)
+
+
+SUITES = {"prototype": prototype, "pkf": pkf}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m wino_tvm.suites", description=__doc__)
+    p.add_argument("suite", choices=sorted(SUITES))
+    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--arch", default="sm_90")
+    args = p.parse_args(argv)
+    from .artifact import build_artifact
+
+    cases = list(SUITES[args.suite]())
+    try:
+        for i, (wl, cfg) in enumerate(cases, 1):
+            name = f"{wl.key}-{cfg.name(wl)}"
+            print(f"[{i}/{len(cases)}] {name}", flush=True)
+            build_artifact(wl, cfg, args.out / name, args.arch, log=lambda _msg: None)
+    except WinoError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
