@@ -46,7 +46,8 @@ def test_prototype_kernels_and_wmma(prototypes, dtype, m, frag):
         expected.add("ktrans_kernel_1")
     assert names == expected
     for name in names:
-        assert re.search(rf'^extern "C" __global__ void __launch_bounds__\(\d+\) {name}\(', proto.source, re.M)
+        head = rf'^extern "C" __global__ void __launch_bounds__\(\d+\) {name}\('
+        assert re.search(head, proto.source, re.M)
     shape = ", ".join(str(v) for v in frag)
     for call in ("load_matrix_sync", "mma_sync", "store_matrix_sync", "fill_fragment"):
         assert f"nvcuda::wmma::{call}" in proto.source

@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
         built = list(pool.map(build, dirs))
     args.record.parent.mkdir(parents=True, exist_ok=True)
     rows = []
-    for i, (d, (binary, error)) in enumerate(zip(dirs, built), 1):
+    for i, (d, (binary, error)) in enumerate(zip(dirs, built, strict=True), 1):
         print(f"[{i}/{len(dirs)}] {d.name}", file=sys.stderr)
         if binary is not None:
             try:

@@ -54,7 +54,7 @@ def _launches(host_mod: tvm.IRModule) -> list[KernelLaunch]:
         params = tuple(str(arg).removesuffix(".data") for arg in call.args[1 : -len(tags)])
         if not all(p.isidentifier() for p in params):
             raise WinoError(f"unexpected kernel arguments from TVM for {name}: {params}")
-        dims = {tag: _int(v) for tag, v in zip(tags, values)}
+        dims = {tag: _int(v) for tag, v in zip(tags, values, strict=True)}
         grid = tuple(dims.get(f"blockIdx.{a}", 1) for a in "xyz")
         block = tuple(dims.get(f"threadIdx.{a}", 1) for a in "xyz")
         smem = dims.get("tirx.use_dyn_shared_memory", 0)
