@@ -192,19 +192,26 @@ def test_tiles(n, h, w, m, tiles_h, tiles_w):
     ("ntiles_args", "multiple", "padded"),
     [
         ((1, 224, 224, 4), 16, 3136),  # 3136 = 196 * 16 already
-        ((2, 7, 9, 2), 16, 48),  # 40 -> 48
+        ((2, 7, 9, 2), 16, 64),  # 20 tiles per image -> 32, two images
         ((2, 7, 9, 2), 32, 64),
         ((2, 7, 9, 2), 1, 40),
-        ((2, 7, 9, 2), 40, 40),
+        ((2, 7, 9, 2), 20, 40),
         ((1, 1, 1, 4), 8, 8),
     ],
 )
-def test_ntiles_padded(ntiles_args, multiple, padded):
+def test_ntiles_padded_per_image(ntiles_args, multiple, padded):
     n, h, w, m = ntiles_args
     wl = make(n=n, h=h, w=w, m=m)
     got = wl.ntiles_padded(multiple)
     assert got == padded
-    assert got % multiple == 0 and wl.ntiles <= got < wl.ntiles + multiple
+    per_image = wl.tiles_per_image_padded(multiple)
+    assert per_image % multiple == 0
+    assert wl.tiles_per_image <= per_image < wl.tiles_per_image + multiple
+    rows = wl.tile_rows(multiple)
+    assert len(rows) == wl.ntiles and len(set(rows)) == wl.ntiles and max(rows) < got
+    assert rows[wl.tiles_per_image - 1] == wl.tiles_per_image - 1
+    if n > 1:
+        assert rows[wl.tiles_per_image] == per_image  # image 1 starts on its own block
 
 
 def test_flops_is_direct_convolution_count():

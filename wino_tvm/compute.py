@@ -1,6 +1,6 @@
 """TE compute for the four Winograd stages in the BGEMM layout (design brief section 1).
 
-ITrans  x[N,H,W,C]          -> V[alpha, alpha, ntiles_pad, C]
+ITrans  x[N,H,W,C]          -> V[alpha, alpha, ntiles_pad, C]   (N images of padded tile rows)
 KTrans  w[3,3,C,K] (HWIO)   -> U[alpha, alpha, K, C]   (+ U_scale[alpha, alpha, K] for int8)
 BGEMM   V, U                -> M[alpha, alpha, ntiles_pad, K]
 OTrans  M                   -> y[N,H,W,K]
@@ -35,31 +35,33 @@ class StageDtypes:
         return cls(TVM_DTYPE[wl.dtype], TVM_DTYPE[wl.accum], out)
 
 
-def _tile_origin(wl: Conv2dWorkload, t):
-    """(image, row, col) of the top-left input pixel (before padding) of Winograd tile t."""
-    b = t // wl.tiles_per_image
-    th = t % wl.tiles_per_image // wl.tiles_w
-    tw = t % wl.tiles_w
-    return b, th * wl.m - 1, tw * wl.m - 1
+def _tile_origin(wl: Conv2dWorkload, t, per_image: int):
+    """(image, row, col) of the top-left input pixel (before padding) of Winograd tile row t."""
+    b = t // per_image
+    r = t % per_image
+    return b, r // wl.tiles_w * wl.m - 1, r % wl.tiles_w * wl.m - 1, r < wl.tiles_per_image
 
 
-def input_tiles(x: te.Tensor, wl: Conv2dWorkload, ntiles_pad: int) -> te.Tensor:
-    """d[t, r1, r2, c]: zero-padded alpha x alpha input tiles; tiles >= ntiles are all zero."""
+def input_tiles(x: te.Tensor, wl: Conv2dWorkload, ntiles_multiple: int) -> te.Tensor:
+    """d[t, r1, r2, c]: zero-padded alpha x alpha input tiles; padded tile rows are all zero."""
     zero = tirx.const(0, x.dtype)
+    per_image = wl.tiles_per_image_padded(ntiles_multiple)
 
     def tile(t, r1, r2, c):
-        b, row, col = _tile_origin(wl, t)
+        b, row, col, real = _tile_origin(wl, t, per_image)
         i, j = row + r1, col + r2
-        inside = tirx.all(t < wl.ntiles, i >= 0, i < wl.h, j >= 0, j < wl.w)
+        inside = tirx.all(real, i >= 0, i < wl.h, j >= 0, j < wl.w)
         return tirx.if_then_else(inside, x[b, i, j, c], zero)
 
-    return te.compute((ntiles_pad, wl.alpha, wl.alpha, wl.c), tile, name="d")
+    return te.compute((wl.ntiles_padded(ntiles_multiple), wl.alpha, wl.alpha, wl.c), tile,
+                      name="d")
 
 
-def input_transform(x: te.Tensor, wl: Conv2dWorkload, ntiles_pad: int) -> te.Tensor:
+def input_transform(x: te.Tensor, wl: Conv2dWorkload, ntiles_multiple: int) -> te.Tensor:
     """V = B^T d B per tile; int8 sums exactly in int32 (B is integer) then requantises per tap."""
     dt = StageDtypes.of(wl)
-    d = input_tiles(x, wl, ntiles_pad)
+    d = input_tiles(x, wl, ntiles_multiple)
+    ntiles_pad = wl.ntiles_padded(ntiles_multiple)
     _, b_np, _ = transform_matrices(wl.m)
     integer = wl.dtype == "int8"
     work = "int32" if integer else "float32"
@@ -142,7 +144,7 @@ def batched_gemm(v: te.Tensor, u: te.Tensor, accum: str) -> te.Tensor:
 
 
 def output_transform(
-    mm: te.Tensor, wl: Conv2dWorkload, u_scale: te.Tensor | None = None
+    mm: te.Tensor, wl: Conv2dWorkload, ntiles_multiple: int, u_scale: te.Tensor | None = None
 ) -> te.Tensor:
     """y = A^T M A per tile (float32 math), written NHWC; int8 dequantises each tap first."""
     dt = StageDtypes.of(wl)
@@ -161,19 +163,21 @@ def output_transform(
     # Separable: Z = M A over columns, then Y = A^T Z; Y_tile holds one tile's m x m outputs,
     # so a schedule can keep them in registers.
     m_a = te.compute(
-        (wl.ntiles, wl.alpha, wl.m, wl.k),
+        (mm.shape[2], wl.alpha, wl.m, wl.k),
         lambda t, h, j, k: te.sum(tap(h, rw, t, k) * a_mat[rw, j], axis=rw),
         name="MA",
     )
     rh = te.reduce_axis((0, wl.alpha), name="rh")
     y_tile = te.compute(
-        (wl.ntiles, wl.m, wl.m, wl.k),
+        (mm.shape[2], wl.m, wl.m, wl.k),
         lambda t, i, j, k: te.sum(a_mat[rh, i] * m_a[t, rh, j, k], axis=rh),
         name="Y_tile",
     )
 
+    per_image = wl.tiles_per_image_padded(ntiles_multiple)
+
     def pixel(b, i, j, k):
-        t = b * wl.tiles_per_image + i // wl.m * wl.tiles_w + j // wl.m
+        t = b * per_image + i // wl.m * wl.tiles_w + j // wl.m
         return y_tile[t, i % wl.m, j % wl.m, k].astype(dt.out)
 
     return te.compute((wl.n, wl.h, wl.w, wl.k), pixel, name="y")
@@ -205,16 +209,15 @@ class WinogradStages:
 
 
 def winograd_stages(wl: Conv2dWorkload, ntiles_multiple: int = 1) -> WinogradStages:
-    """Build all four stages; ntiles is padded to a multiple of the BGEMM tile."""
+    """Build all four stages; each image's tiles are padded to a multiple of the BGEMM tile."""
     dt = StageDtypes.of(wl)
-    ntiles_pad = wl.ntiles_padded(ntiles_multiple)
     x = te.placeholder((wl.n, wl.h, wl.w, wl.c), dt.storage, name="x")
     w = te.placeholder((3, 3, wl.c, wl.k), dt.storage, name="w")
-    v = input_transform(x, wl, ntiles_pad)
+    v = input_transform(x, wl, ntiles_multiple)
     u = kernel_transform(w, wl)
     v_in = te.placeholder(v.shape, dt.storage, name="V")
     u_in = [te.placeholder(t.shape, t.dtype, name=t.op.name) for t in u]
     m_out = batched_gemm(v_in, u_in[0], dt.accum)
     m_in = te.placeholder(m_out.shape, dt.accum, name="M")
-    y = output_transform(m_in, wl, u_in[1] if len(u_in) > 1 else None)
+    y = output_transform(m_in, wl, ntiles_multiple, u_in[1] if len(u_in) > 1 else None)
     return WinogradStages(x, w, v, u, v_in, u_in, m_out, m_in, y)

@@ -93,11 +93,24 @@ class Conv2dWorkload:
     def ntiles(self) -> int:
         return self.n * self.tiles_per_image
 
-    def ntiles_padded(self, multiple: int) -> int:
-        """ntiles rounded up to a multiple of the BGEMM tile (padded tiles read zeros)."""
+    def tiles_per_image_padded(self, multiple: int) -> int:
+        """Tiles of one image rounded up to a multiple of the BGEMM tile.
+
+        Padding per image (not over the whole batch) keeps every thread block inside one image;
+        that keeps the tile index of the output transform affine, which TVM's binding needs.
+        """
         if multiple <= 0:
             raise WinoError(f"tile multiple {multiple} must be positive")
-        return math.ceil(self.ntiles / multiple) * multiple
+        return math.ceil(self.tiles_per_image / multiple) * multiple
+
+    def ntiles_padded(self, multiple: int) -> int:
+        """Rows of V and M: N images of tiles_per_image_padded rows (padded rows read zeros)."""
+        return self.n * self.tiles_per_image_padded(multiple)
+
+    def tile_rows(self, multiple: int) -> list[int]:
+        """Row of V and M of each real tile, in (image, tile row, tile column) order."""
+        per_image = self.tiles_per_image_padded(multiple)
+        return [b * per_image + r for b in range(self.n) for r in range(self.tiles_per_image)]
 
     @property
     def flops(self) -> int:

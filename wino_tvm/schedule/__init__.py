@@ -22,5 +22,5 @@ def scheduled_module(wl: Conv2dWorkload, cfg: KernelConfig) -> tvm.IRModule:
     schedule_itrans(sch, wl, cfg)
     schedule_ktrans(sch, wl)
     schedule_bgemm(sch, wl, cfg)
-    schedule_otrans(sch, wl)
+    schedule_otrans(sch, wl, cfg)
     return sch.mod

@@ -39,15 +39,7 @@ def schedule_bgemm(sch: s_tir.Schedule, wl: Conv2dWorkload, cfg: KernelConfig) -
     for operand in (0, 1):
         copy = sch.cache_read(mma, operand, SMEM_SCOPE)
         sch.compute_at(copy, c_o)
-        ax_h, ax_w, ax_row, ax_col = sch.get_loops(copy)[-4:]
-        # The staged region covers every tap column; binding that axis to the warp index makes
-        # each warp copy only the slice it consumes (the sync-free property).
-        sch.reorder(ax_w, ax_h, ax_row, ax_col)
-        sch.bind(ax_w, "threadIdx.y")
-        lanes = sch.fuse(ax_h, ax_row, ax_col)
-        _, lane, vec = sch.split(lanes, [None, WARP_SIZE, cfg.vec // ve])
-        sch.bind(lane, "threadIdx.x")
-        sch.vectorize(vec)
+        bind_warp_copy(sch, copy, cfg.vec // ve)
         sch.storage_align(copy, 0, axis=-2, factor=row_elems, offset=0)
 
     frag_a = sch.cache_read(mma, 0, "wmma.matrix_a")
@@ -69,6 +61,18 @@ def schedule_bgemm(sch: s_tir.Schedule, wl: Conv2dWorkload, cfg: KernelConfig) -
     st_k_o, st_k_i = sch.split(st_k, [None, fn])
     sch.reorder(st_n_o, st_k_o, st_n_i, st_k_i)
     sch.tensorize(st_n_i, intrins.store)
+
+
+def bind_warp_copy(sch: s_tir.Schedule, copy: s_tir.SBlockRV, vec_elems: int) -> None:
+    """Map a [h, w, row, col] slice copy so warp w copies only tap column w (16-byte lanes)."""
+    ax_h, ax_w, ax_row, ax_col = sch.get_loops(copy)[-4:]
+    # The staged region covers every tap column; binding that axis to the warp index makes
+    # each warp copy only the slice it consumes (the sync-free property).
+    sch.reorder(ax_w, ax_h, ax_row, ax_col)
+    sch.bind(ax_w, "threadIdx.y")
+    _, lane, vec = sch.split(sch.fuse(ax_h, ax_row, ax_col), [None, WARP_SIZE, vec_elems])
+    sch.bind(lane, "threadIdx.x")
+    sch.vectorize(vec)
 
 
 def _tvm_dtype(dtype: str) -> str:

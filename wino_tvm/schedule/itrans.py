@@ -11,7 +11,7 @@ from tvm import s_tir
 
 from ..config import ELEMENT_BYTES, WARP_SIZE, KernelConfig
 from ..workload import Conv2dWorkload
-from .bgemm import SMEM_SCOPE
+from .bgemm import SMEM_SCOPE, bind_warp_copy
 from .common import inline_const_matrices
 
 
@@ -45,9 +45,4 @@ def schedule_itrans(sch: s_tir.Schedule, wl: Conv2dWorkload, cfg: KernelConfig) 
     sch.storage_align(v_block, 0, axis=-2, factor=cfg.tb_k + cfg.pad // ve, offset=0)
 
     sch.reverse_compute_at(store, c_o)
-    ax_h, ax_w, ax_t, ax_c = sch.get_loops(store)[-4:]
-    sch.reorder(ax_w, ax_h, ax_t, ax_c)
-    sch.bind(ax_w, "threadIdx.y")
-    _, lane, vec = sch.split(sch.fuse(ax_h, ax_t, ax_c), [None, WARP_SIZE, cfg.vec // ve])
-    sch.bind(lane, "threadIdx.x")
-    sch.vectorize(vec)
+    bind_warp_copy(sch, store, cfg.vec // ve)

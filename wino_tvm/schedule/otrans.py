@@ -1,14 +1,24 @@
-"""OTrans on CUDA: one thread per (tile, out channel) holds the m x m output tile in registers."""
+"""OTrans on CUDA with the BGEMM's block shape, so the reconstructor can fuse BGEMM+OTrans.
+
+Blocks over (ntiles/TB_M, K/TB_N) with alpha warps. Warp w stages M[:, w] of the block's
+TB_M x TB_N (tile, channel) slice in shared memory (the layout the BGEMM's accumulators would be
+stored in), then each thread turns one (tile, channel) column of alpha x alpha values into its
+m x m outputs in registers and writes them NHWC.
+"""
 
 from __future__ import annotations
 
 from tvm import s_tir
 
+from ..config import WARP_SIZE, KernelConfig
 from ..workload import Conv2dWorkload
-from .common import THREADS, bind_flat, inline_const_matrices
+from .bgemm import SMEM_SCOPE, bind_warp_copy
+from .common import inline_const_matrices
+
+ACC_BYTES = {"fp32": 4, "fp16": 2, "int32": 4}
 
 
-def schedule_otrans(sch: s_tir.Schedule, wl: Conv2dWorkload) -> None:
+def schedule_otrans(sch: s_tir.Schedule, wl: Conv2dWorkload, cfg: KernelConfig) -> None:
     """Schedule the PrimFunc 'otrans' of sch in place."""
     sch.work_on("otrans")
     inline_const_matrices(sch)
@@ -16,14 +26,30 @@ def schedule_otrans(sch: s_tir.Schedule, wl: Conv2dWorkload) -> None:
     b, i, j, k = sch.get_loops(y)
     ti, mi = sch.split(i, [None, wl.m])
     tj, mj = sch.split(j, [None, wl.m])
-    sch.reorder(b, ti, tj, k, mi, mj)  # k fastest across threads: M reads and y writes coalesce
-    thread = bind_flat(sch, [b, ti, tj, k], THREADS)
-    sch.unroll(mi)
-    sch.unroll(mj)
-    depth = len(sch.get_loops(y)) - 2
+    sch.reorder(b, ti, tj, k, mi, mj)
+    # Blocks stay inside one image (tiles are padded per image), as in the BGEMM.
+    r_o, t_i = sch.split(sch.fuse(ti, tj), [None, cfg.tb_m])
+    k_o, k_i = sch.split(k, [None, cfg.tb_n])
+    sch.reorder(b, r_o, k_o, t_i, k_i, mi, mj)
+    t_o = sch.fuse(b, r_o)
+    sch.bind(t_o, "blockIdx.x")
+    sch.bind(k_o, "blockIdx.y")
+    # Producers and the staged M slice are placed before the thread split: the split is not
+    # exact (TB_M * TB_N pairs over 32 * alpha threads), and regions derived after it would be
+    # over-approximated (24 staged rows instead of 16).
     for producer in ("Y_tile", "MA"):
         block = sch.get_sblock(producer)
-        sch.compute_at(block, thread)
+        sch.compute_at(block, k_i)
         sch.set_scope(block, 0, "local")
-        for loop in sch.get_loops(block)[depth:]:
+    copy = sch.cache_read(sch.get_sblock("MA"), 0, SMEM_SCOPE)
+    sch.compute_at(copy, k_o)
+    bind_warp_copy(sch, copy, cfg.vec // ACC_BYTES[wl.accum])
+    sch.storage_align(copy, 0, axis=-2, factor=cfg.tb_n + cfg.pad // ACC_BYTES[wl.accum],
+                      offset=0)
+    # Channels fastest across lanes: M reads from shared and y writes both coalesce.
+    _, warp, lane = sch.split(sch.fuse(t_i, k_i), [None, wl.alpha, WARP_SIZE])
+    sch.bind(warp, "threadIdx.y")
+    sch.bind(lane, "threadIdx.x")
+    for block in ("Y_tile", "MA", "y"):
+        for loop in sch.get_loops(sch.get_sblock(block))[5:]:
             sch.unroll(loop)
