@@ -1,0 +1,97 @@
+// Shared-library build of one generated 3x3 convolution, with a small C ABI (ctypes, PyTorch).
+// Rendered by wino_tvm/library.py; build:
+//   nvcc -shared -Xcompiler -fPIC -Xcompiler -fvisibility=hidden -O3 -arch=sm_XX library.cu
+// Conv: x[N,H,W,C] (NHWC) * w[3,3,C,K] (HWIO) -> y[N,H,W,K], stride 1, zero padding 1.
+// Every entry point returns a cudaError_t as int (0 = success); wino_error_string names it.
+// The caller owns all memory: one workspace of wino_workspace_bytes(), 256-byte aligned (as
+// cudaMalloc and PyTorch's allocator return), which wino_weight_transform fills and
+// wino_forward reads, so it must outlive both and must not be shared by concurrent calls.
+#include <cuda_runtime.h>
+#include <cuda_fp16.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+// ---- generated kernels (opaque) -------------------------------------------------------------
+{{KERNELS}}
+// ---- end of generated kernels ---------------------------------------------------------------
+
+// The generated preamble may #define short names (uint, uchar, ...), so the code below spells
+// its types out and prefixes its names with wb_/k, as the standalone harness does.
+typedef {{IN_T}} IN_T;
+typedef {{OUT_T}} OUT_T;
+
+#define WB_API extern "C" __attribute__((visibility("default")))
+// Errors go back to the caller; the launch lists below are rendered with these two macros.
+#define WB_CHECK(call)                          \
+  do {                                          \
+    const cudaError_t wb_err_ = (call);         \
+    if (wb_err_ != cudaSuccess) return wb_err_; \
+  } while (0)
+#define WB_CHECK_LAUNCH(kernel) WB_CHECK(cudaGetLastError())
+
+static const char* const kDescription = {{DESCRIPTION}};
+
+// ---- workspace layout: each buffer at a 256-byte aligned offset of the caller's buffer -------
+static constexpr size_t kAlign = 256;
+static constexpr size_t wb_align(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
+{{WORKSPACE_OFFSETS}}
+
+// ---- kernel attributes ----------------------------------------------------------------------
+// Per device, since function attributes belong to a device's context; set once, because the
+// call costs host time on every forward otherwise. Setting one twice (a race) is harmless.
+static constexpr int kMaxDevices = 64;
+static std::atomic<bool> wb_configured[kMaxDevices];
+
+static cudaError_t wb_configure_kernels() {
+  int device = 0;
+  WB_CHECK(cudaGetDevice(&device));
+  const bool cached = device >= 0 && device < kMaxDevices;
+  if (cached && wb_configured[device].load(std::memory_order_acquire)) return cudaSuccess;
+{{KERNEL_ATTRS}}
+  if (cached) wb_configured[device].store(true, std::memory_order_release);
+  return cudaSuccess;
+}
+
+static cudaError_t wb_check_workspace(const void* workspace) {
+  if (kWorkspaceBytes == 0) return cudaSuccess;
+  if (workspace == nullptr || reinterpret_cast<uintptr_t>(workspace) % kAlign != 0) {
+    return cudaErrorInvalidValue;
+  }
+  return cudaSuccess;
+}
+
+// ---- C ABI ----------------------------------------------------------------------------------
+WB_API size_t wino_workspace_bytes(void) { return kWorkspaceBytes; }
+
+WB_API const char* wino_describe(void) { return kDescription; }
+
+WB_API const char* wino_error_string(int code) {
+  return cudaGetErrorString(static_cast<cudaError_t>(code));
+}
+
+// Once per weight tensor: reads w, writes the transformed weights into the workspace.
+WB_API int wino_weight_transform(const void* wb_w, void* wb_workspace, cudaStream_t stream) {
+  WB_CHECK(wb_check_workspace(wb_workspace));
+  WB_CHECK(wb_configure_kernels());
+  // The generated kernels take non-const pointers; they do not write their inputs.
+  [[maybe_unused]] IN_T* w = static_cast<IN_T*>(const_cast<void*>(wb_w));
+  [[maybe_unused]] char* wb_base = static_cast<char*>(wb_workspace);
+{{WORKSPACE_POINTERS}}
+{{WEIGHT_TRANSFORM_BODY}}
+  return cudaSuccess;
+}
+
+// Once per convolution: y = conv(x, w) with the weights wino_weight_transform left in the
+// workspace.
+WB_API int wino_forward(const void* wb_x, void* wb_y, void* wb_workspace, cudaStream_t stream) {
+  WB_CHECK(wb_check_workspace(wb_workspace));
+  WB_CHECK(wb_configure_kernels());
+  [[maybe_unused]] IN_T* x = static_cast<IN_T*>(const_cast<void*>(wb_x));
+  [[maybe_unused]] OUT_T* y = static_cast<OUT_T*>(wb_y);
+  [[maybe_unused]] char* wb_base = static_cast<char*>(wb_workspace);
+{{WORKSPACE_POINTERS}}
+{{FORWARD_BODY}}
+  return cudaSuccess;
+}

@@ -1,0 +1,183 @@
+"""Shared-library build of an artifact (templates/library.cu.tpl) and its ctypes wrapper. TVM-free.
+
+C ABI (every int is a cudaError_t, 0 = success):
+  size_t wino_workspace_bytes(void); const char* wino_describe(void) (JSON);
+  const char* wino_error_string(int);
+  int wino_weight_transform(const void* w, void* workspace, cudaStream_t stream);
+  int wino_forward(const void* x, void* y, void* workspace, cudaStream_t stream);
+x is NHWC, w HWIO, y NHWK; pointers are device pointers and the caller owns all memory.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+from wino_tvm.errors import WinoError
+from wino_tvm.harness import (
+    DTYPES,
+    SPEC_FILE,
+    HarnessSpec,
+    Launch,
+    Workspace,
+    _c_string,
+    _render_kernel_attrs,
+    _render_launches,
+    fill_template,
+)
+from wino_tvm.runner import _NVCC_FLAGS, _arch_flags, _nvcc
+
+TEMPLATE_PATH = Path(__file__).resolve().parents[1] / "templates" / "library.cu.tpl"
+LIBRARY_SOURCE_FILE = "library.cu"
+LIBRARY_FILE = "libwino.so"
+# Must match wino_tvm.artifact.RECONSTRUCTED_FILE (that module imports TVM, so not imported here).
+KERNELS_FILE = "reconstructed.cu"
+ABI_VERSION = 1
+# The ABI's own names, which a workspace must not shadow.
+_ABI_NAME = re.compile(r"wino_\w*")
+
+
+def _workspace_offsets(workspaces: Sequence[Workspace]) -> str:
+    """constexpr offsets of each workspace in the one buffer, and the buffer's total size."""
+    lines = []
+    end = "0"
+    for i, ws in enumerate(workspaces):
+        lines.append(f"static constexpr size_t kOffset{i} = wb_align({end});  // {ws.name}")
+        end = f"kOffset{i} + sizeof({ws.c_type}) * {ws.count}ull"
+    lines.append(f"static constexpr size_t kWorkspaceBytes = wb_align({end});")
+    return "\n".join(lines)
+
+
+def _workspace_pointers(workspaces: Sequence[Workspace]) -> str:
+    return "\n".join(
+        f"  [[maybe_unused]] {ws.c_type}* {ws.name} = "
+        f"reinterpret_cast<{ws.c_type}*>(wb_base + kOffset{i});"
+        for i, ws in enumerate(workspaces)
+    )
+
+
+def describe_json(spec: HarnessSpec) -> str:
+    """The JSON that wino_describe() returns: what the library computes and how it was made."""
+    in_t, out_t = DTYPES[spec.dtype]
+    return json.dumps({
+        "abi_version": ABI_VERSION,
+        "workload": {"N": spec.n, "H": spec.h, "W": spec.w, "C": spec.c, "K": spec.k},
+        "dtype": spec.dtype,
+        "x_type": in_t,
+        "w_type": in_t,
+        "y_type": out_t,
+        "layout": {"x": "NHWC", "w": "HWIO", "y": "NHWK"},
+        "m": spec.m,
+        "fusion": spec.fusion,
+        "config": spec.config_name,
+        "tolerance": spec.tolerance,
+        "commit": spec.commit,
+    })
+
+
+def render_library(spec: HarnessSpec) -> str:
+    """The .cu source of the shared library for `spec` (its kernels plus the C ABI)."""
+    uses_w = [launch.kernel for launch in spec.forward_launches if "w" in launch.args]
+    if uses_w:
+        raise WinoError(
+            f"forward launches {uses_w} read w, but the library's wino_forward takes no weights: "
+            "the weight transform must leave everything forward needs in a workspace"
+        )
+    shadowing = [ws.name for ws in spec.workspaces if _ABI_NAME.fullmatch(ws.name)]
+    if shadowing:
+        raise WinoError(f"workspace names {shadowing} clash with the library ABI's wino_* names")
+    in_t, out_t = DTYPES[spec.dtype]
+    values = {
+        "KERNELS": spec.kernels_source,
+        "IN_T": in_t,
+        "OUT_T": out_t,
+        "DESCRIPTION": _c_string(describe_json(spec)),
+        "WORKSPACE_OFFSETS": _workspace_offsets(spec.workspaces),
+        "WORKSPACE_POINTERS": _workspace_pointers(spec.workspaces),
+        "KERNEL_ATTRS": _render_kernel_attrs(spec.weight_launches + spec.forward_launches),
+        "WEIGHT_TRANSFORM_BODY": _render_launches(spec.weight_launches),
+        "FORWARD_BODY": _render_launches(spec.forward_launches),
+    }
+    return fill_template(TEMPLATE_PATH.read_text(), values)
+
+
+def load_spec(artifact_dir: Path) -> HarnessSpec:
+    """The artifact's HarnessSpec: harness_spec.json, with reconstructed.cu as kernels_source."""
+    artifact_dir = Path(artifact_dir)
+    spec_path, kernels_path = artifact_dir / SPEC_FILE, artifact_dir / KERNELS_FILE
+    for path in (spec_path, kernels_path):
+        if not path.is_file():
+            raise WinoError(f"{path} not found: is {artifact_dir} an artifact directory?")
+    try:
+        record = json.loads(spec_path.read_text())
+        record["workspaces"] = [Workspace(**ws) for ws in record.get("workspaces", ())]
+        for key in ("weight_launches", "forward_launches"):
+            record[key] = [Launch(**launch) for launch in record.get(key, ())]
+        return HarnessSpec(**record, kernels_source=kernels_path.read_text())
+    except (json.JSONDecodeError, TypeError) as exc:
+        raise WinoError(f"{spec_path} is not a valid harness spec: {exc}") from exc
+
+
+def compile_library(artifact_dir: Path, arch: str) -> Path:
+    """Build artifact_dir/libwino.so from its library.cu (rendered from the spec if absent)."""
+    artifact_dir = Path(artifact_dir)
+    source = artifact_dir / LIBRARY_SOURCE_FILE
+    if not source.is_file():
+        source.write_text(render_library(load_spec(artifact_dir)))
+    library = artifact_dir / LIBRARY_FILE
+    # Hidden visibility keeps the kernels' extern "C" names (the same in every variant) out of
+    # the dynamic symbol table, so that many variants can be loaded into one process.
+    args = [*_NVCC_FLAGS, "-shared", "-Xcompiler", "-fPIC", "-Xcompiler", "-fvisibility=hidden",
+            *_arch_flags(arch), "-o", str(library), str(source)]
+    _nvcc(args, source, arch)
+    return library
+
+
+class WinoLibrary:
+    """ctypes view of one libwino.so; pointers and streams are ints (e.g. tensor.data_ptr())."""
+
+    def __init__(self, path: Path | str, cdll: ctypes.CDLL | None = None) -> None:
+        self.path = Path(path)
+        try:
+            self._lib = cdll if cdll is not None else ctypes.CDLL(str(self.path))
+        except OSError as exc:
+            raise WinoError(f"cannot load {self.path}: {exc}") from exc
+        void_p = ctypes.c_void_p
+        signatures = {
+            "wino_workspace_bytes": (ctypes.c_size_t, []),
+            "wino_describe": (ctypes.c_char_p, []),
+            "wino_error_string": (ctypes.c_char_p, [ctypes.c_int]),
+            "wino_weight_transform": (ctypes.c_int, [void_p, void_p, void_p]),
+            "wino_forward": (ctypes.c_int, [void_p, void_p, void_p, void_p]),
+        }
+        for name, (restype, argtypes) in signatures.items():
+            try:
+                fn = getattr(self._lib, name)
+            except AttributeError:
+                raise WinoError(f"{self.path} has no {name}: not a wino library") from None
+            fn.restype, fn.argtypes = restype, argtypes
+        info = self.describe()
+        if info.get("abi_version") != ABI_VERSION:
+            raise WinoError(
+                f"{self.path} has ABI version {info.get('abi_version')}, expected {ABI_VERSION}"
+            )
+
+    def _check(self, status: int, what: str) -> None:
+        if status != 0:
+            text = self._lib.wino_error_string(status).decode()
+            raise WinoError(f"{what} in {self.path} failed: CUDA error {status} ({text})")
+
+    def workspace_bytes(self) -> int:
+        return int(self._lib.wino_workspace_bytes())
+
+    def describe(self) -> dict:
+        return json.loads(self._lib.wino_describe().decode())
+
+    def weight_transform(self, w_ptr: int, ws_ptr: int, stream: int = 0) -> None:
+        self._check(self._lib.wino_weight_transform(w_ptr, ws_ptr, stream), "wino_weight_transform")
+
+    def forward(self, x_ptr: int, y_ptr: int, ws_ptr: int, stream: int = 0) -> None:
+        self._check(self._lib.wino_forward(x_ptr, y_ptr, ws_ptr, stream), "wino_forward")

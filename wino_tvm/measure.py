@@ -1,0 +1,375 @@
+"""GPU side of wino_tvm.bench: one workload's variants and cuDNN baselines, checked against a
+float64 reference and timed with CUDA events, all in one process. Uses PyTorch; never TVM.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+
+from wino_tvm.cudnn import ConvSpec, CudnnHelper, CudnnRefused
+from wino_tvm.errors import WinoError
+from wino_tvm.harness import SPEC_FILE
+from wino_tvm.library import WinoLibrary
+
+Shape = tuple[int, int, int, int, int]  # N, H, W, C, K
+C_TYPE_BYTES = {"half": 2, "__half": 2, "float": 4, "int": 4, "int32_t": 4, "int8_t": 1,
+                "signed char": 1, "char": 1}
+ELEM_BYTES = {"fp16": 2, "fp32": 4, "int8": 1}
+TORCH_DTYPES = {"fp16": torch.float16, "fp32": torch.float32, "int8": torch.int8}
+# Output type of our kernels per dtype (harness.DTYPES: fp16 -> half, int8 -> float).
+OUT_DTYPES = {"fp16": torch.float16, "int8": torch.float32}
+# Stated rel-L2 bars of the baselines, by (input, output) type. fp16: our fp16 m=4 bar (cuDNN
+# may pick a Winograd or FFT algorithm inside); fp32/TF32: fp16-valued inputs are exact in TF32,
+# so only the algorithm's own rounding counts; int8->fp32: sums of int8 products are exact in
+# int32, then rounded once to float; int8->int8: requantized with alpha = 127/max|y|, whose
+# rounding noise is about 1% of the RMS output.
+BASELINE_TOLERANCE = {("fp16", "fp16"): 1e-2, ("fp32", "fp32"): 1e-4, ("int8", "fp32"): 1e-6,
+                      ("int8", "int8"): 2e-2}
+MAX_ROTATE = 64
+CALIBRATION_CYCLES = 10_000_000
+
+
+class Unavailable(WinoError):
+    """A baseline that cannot be measured here (e.g. no cuDNN headers to build the helper)."""
+
+
+@dataclass(frozen=True)
+class Options:
+    """How to measure: untimed calls first, timed calls (the median is reported), seed."""
+
+    warmup: int = 10
+    iters: int = 100
+    seed: int = 0
+
+
+@dataclass
+class Case:
+    """One variant ready to run: enqueue a call on rotation slot r, read slot 0 as float64 NHWK."""
+
+    call: Callable[[int], None]
+    output: Callable[[], torch.Tensor]
+    poison: Callable[[], None] = lambda: None
+    notes: dict = field(default_factory=dict)  # record fields known only once built
+    close: Callable[[], None] = lambda: None
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def rotation_count(shape: Shape, elem_bytes: int, l2_bytes: int) -> int:
+    """Input/output sets to cycle through so that one pass over them moves over 2x the L2."""
+    n, h, w, c, k = shape
+    pair = n * h * w * (c + k) * elem_bytes
+    return max(2, min(MAX_ROTATE, 2 * l2_bytes // pair + 1))
+
+
+def reference(x_nhwc: torch.Tensor, w_hwio: torch.Tensor) -> torch.Tensor:
+    """float64 NHWK conv of the same values, without cuDNN (the library under comparison):
+    exact for int8 inputs, whose products and sums stay far below 2^53."""
+    x = x_nhwc.double().permute(0, 3, 1, 2)
+    w = w_hwio.double().permute(3, 2, 0, 1)
+    with torch.backends.cudnn.flags(enabled=False):
+        return F.conv2d(x, w, padding=1).permute(0, 2, 3, 1).contiguous()
+
+
+def errors(y: torch.Tensor, ref: torch.Tensor) -> tuple[float, float, int]:
+    """(rel L2, max abs, count of non-finite); the norms cover the finite outputs, as in the
+    standalone harness, so a few unwritten elements do not hide how close the rest is."""
+    finite = torch.isfinite(y)
+    diff = torch.where(finite, y - ref, torch.zeros_like(y))
+    err2, ref2 = float((diff * diff).sum()), float((ref * ref).sum())
+    rel = math.sqrt(err2 / ref2) if ref2 > 0 else (math.inf if err2 > 0 else 0.0)
+    return rel, float(diff.abs().max()), int((~finite).sum())
+
+
+class Operands:
+    """Rotated random inputs of one dtype (x NHWC sets, w HWIO) and set 0's float64 reference."""
+
+    def __init__(self, shape: Shape, dtype: str, rotate: int, gen: torch.Generator) -> None:
+        n, h, w, c, k = shape
+        self.shape, self.dtype, self.rotate = shape, dtype, rotate
+
+        def fresh(*size: int) -> torch.Tensor:
+            if dtype == "int8":
+                return torch.randint(-127, 128, size, generator=gen, device="cuda",
+                                     dtype=torch.int8)
+            return (torch.rand(size, generator=gen, device="cuda") * 2 - 1).half()
+
+        self.xs = [fresh(n, h, w, c) for _ in range(rotate)]
+        self.w = fresh(3, 3, c, k)
+        self.ref = reference(self.xs[0], self.w)
+
+    def y_ring(self, dtype: torch.dtype, layout: str = "NHWC") -> list[torch.Tensor]:
+        n, h, w, _, k = self.shape
+        size = (n, k, h, w) if layout == "NCHW" else (n, h, w, k)
+        return [torch.empty(size, dtype=dtype, device="cuda") for _ in range(self.rotate)]
+
+
+class Timer:
+    """CUDA-event timing of each call, with a spin kernel in front so that the host enqueues
+    every call before the GPU starts them: the events then time the GPU, not Python."""
+
+    def __init__(self) -> None:
+        for _ in range(2):  # the first spin also loads the kernel
+            start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            torch.cuda._sleep(CALIBRATION_CYCLES)
+            stop.record()
+            torch.cuda.synchronize()
+        self.cycles_per_us = CALIBRATION_CYCLES / (start.elapsed_time(stop) * 1e3)
+
+    def time(self, call: Callable[[int], None], rotate: int, opts: Options) -> dict:
+        for i in range(opts.warmup):
+            call(i % rotate)
+        torch.cuda.synchronize()
+        probe = min(opts.iters, 10)
+        t0 = time.perf_counter()
+        for i in range(probe):
+            call(i % rotate)
+        host_us = (time.perf_counter() - t0) * 1e6 / probe
+        torch.cuda.synchronize()
+
+        def event() -> torch.cuda.Event:
+            return torch.cuda.Event(enable_timing=True)
+
+        starts, stops = [event() for _ in range(opts.iters)], [event() for _ in range(opts.iters)]
+        spin_start, spin_stop = event(), event()
+        # Twice the measured enqueue time (events add host time too), plus 2 ms of margin.
+        cover_us = 2 * host_us * opts.iters + 2000
+        spin_start.record()
+        torch.cuda._sleep(int(cover_us * self.cycles_per_us))
+        spin_stop.record()
+        t0 = time.perf_counter()
+        for i in range(opts.iters):
+            starts[i].record()
+            call(i % rotate)
+            stops[i].record()
+        enqueue_us = (time.perf_counter() - t0) * 1e6
+        torch.cuda.synchronize()
+        us = [1e3 * s.elapsed_time(e) for s, e in zip(starts, stops, strict=True)]
+        return {
+            "median_us": statistics.median(us),
+            "min_us": min(us),
+            "mean_us": statistics.fmean(us),
+            "iters": opts.iters,
+            "rotate": rotate,
+            # The GPU may have caught up with the host: then the times include host gaps.
+            "host_bound": enqueue_us > 1e3 * spin_start.elapsed_time(spin_stop),
+        }
+
+
+def run_case(record: dict, make: Callable[[], Case], ops: Operands, timer: Timer,
+             opts: Options) -> dict:
+    """Build, check and (if correct) time one variant; failures become the record's status."""
+    rec = dict(record)
+    try:
+        case = make()
+        try:
+            rec.update(case.notes)
+            case.poison()
+            case.call(0)
+            torch.cuda.synchronize()
+            rel, max_abs, nonfinite = errors(case.output(), ops.ref)
+            correct = nonfinite == 0 and rel <= rec["tolerance"]
+            rec.update(rel_l2_err=rel, max_abs_err=max_abs, nonfinite=nonfinite,
+                       correct=correct, status="ok" if correct else "wrong")
+            if correct:  # a wrong result is reported, not timed
+                rec.update(timer.time(case.call, ops.rotate, opts))
+        finally:
+            case.close()
+    except CudnnRefused as exc:
+        rec.update(status="unsupported" if exc.unsupported else "error", error=str(exc))
+    except Unavailable as exc:
+        rec.update(status="unavailable", error=str(exc))
+    except (WinoError, RuntimeError) as exc:
+        rec.update(status="error", error=str(exc))
+    rec.setdefault("correct", False)
+    rec.setdefault("median_us", None)
+    timing = f"{rec['median_us']:9.1f} us" if rec["median_us"] else " " * 12
+    err = f"rel_l2 {rec['rel_l2_err']:.2e}" if rec.get("rel_l2_err") is not None else ""
+    detail = rec["status"] if rec["status"] in ("ok", "wrong") else rec.get("error", "")
+    log(f"  {rec['fusion']:22s} {str(rec.get('config'))[:58]:58s} {timing} {err} {detail}")
+    return rec
+
+
+# ---- our variants ---------------------------------------------------------------------------
+def wino_record(artifact_dir: Path) -> dict:
+    """The record fields an artifact's harness_spec.json gives, also when it failed to build."""
+    spec = json.loads((Path(artifact_dir) / SPEC_FILE).read_text())
+    sizes = {ws["name"]: C_TYPE_BYTES.get(ws["c_type"]) for ws in spec.get("workspaces", ())}
+    elem = {name: sizes[name] for name in ("V", "M") if sizes.get(name)}
+    return {
+        "fusion": spec["fusion"], "config": spec["config_name"], "dtype": spec["dtype"],
+        "m": spec["m"], "tolerance": spec["tolerance"], "commit": spec["commit"],
+        "artifact": Path(artifact_dir).name, **({"elem_bytes": elem} if elem else {}),
+    }
+
+
+def wino_case(library: Path, ops: Operands, stream: torch.cuda.Stream) -> Case:
+    lib = WinoLibrary(library)
+    info = lib.describe()
+    shape = tuple(info["workload"][key] for key in "NHWCK")
+    if shape != ops.shape or info["dtype"] != ops.dtype:
+        raise WinoError(f"{library} computes {info['workload']} {info['dtype']}, "
+                        f"not {ops.shape} {ops.dtype}")
+    handle = stream.cuda_stream
+    # Poisoned like the harness's workspaces: reading an element no kernel wrote gives NaN.
+    workspace = torch.full((lib.workspace_bytes(),), 0xFF, dtype=torch.uint8, device="cuda")
+    lib.weight_transform(ops.w.data_ptr(), workspace.data_ptr(), handle)
+    ys = ops.y_ring(OUT_DTYPES[ops.dtype])
+
+    def call(r: int) -> None:
+        lib.forward(ops.xs[r].data_ptr(), ys[r].data_ptr(), workspace.data_ptr(), handle)
+
+    return Case(call, lambda: ys[0].double(), lambda: ys[0].fill_(math.nan))
+
+
+# ---- cuDNN through PyTorch ------------------------------------------------------------------
+def torch_case(ops: Operands, dtype: torch.dtype, allow_tf32: bool = False) -> Case:
+    """F.conv2d on channels_last tensors, which share x's NHWC storage: no layout conversion."""
+    xs = [(x if x.dtype == dtype else x.to(dtype)).permute(0, 3, 1, 2) for x in ops.xs]
+    w = ops.w.to(dtype).permute(3, 2, 0, 1).contiguous(memory_format=torch.channels_last)
+    ys: list[torch.Tensor | None] = [None] * ops.rotate
+
+    def call(r: int) -> None:
+        torch.backends.cudnn.allow_tf32 = allow_tf32
+        ys[r] = F.conv2d(xs[r], w, padding=1)
+
+    return Case(call, lambda: ys[0].permute(0, 2, 3, 1).double())
+
+
+# ---- cuDNN's own algorithms through templates/cudnn_conv.cu ---------------------------------
+def cudnn_case(helper: CudnnHelper, ops: Operands, spec: ConvSpec, stream: torch.cuda.Stream,
+               scale_to_int8: bool = False) -> Case:
+    """One cuDNN algorithm as configured; raises CudnnRefused if cuDNN will not run it."""
+    n, h, w, c, k = ops.shape
+    nchw = spec.layout == "NCHW"
+    # NCHW: x as N,C,H,W and w as K,C,3,3 (copies, made before timing); NHWC: x as stored
+    # and w as K,3,3,C.
+    xs = [x.permute(0, 3, 1, 2).contiguous() for x in ops.xs] if nchw else ops.xs
+    wt = (ops.w.permute(3, 2, 0, 1) if nchw else ops.w.permute(3, 0, 1, 2)).contiguous()
+    out = TORCH_DTYPES[spec.out_type]
+    ys = ops.y_ring(out, spec.layout)
+    # int8 out saturates: scale so that the largest output maps to 127.
+    alpha = 127.0 / float(ops.ref.abs().max()) if scale_to_int8 else 1.0
+    plan = helper.plan(n, h, w, c, k, spec)
+    workspace = torch.empty(plan.workspace_bytes, dtype=torch.uint8, device="cuda")
+    handle = stream.cuda_stream
+
+    def call(r: int) -> None:
+        plan.run(xs[r].data_ptr(), wt.data_ptr(), ys[r].data_ptr(), workspace.data_ptr(),
+                 handle, alpha)
+
+    def output() -> torch.Tensor:
+        return (ys[0].permute(0, 2, 3, 1) if nchw else ys[0]).double() / alpha
+
+    def poison() -> None:
+        ys[0].fill_(-128 if out == torch.int8 else math.nan)
+
+    notes = {"alpha": alpha} if scale_to_int8 else {}
+    return Case(call, output, poison, notes, plan.close)
+
+
+# ---- one workload ---------------------------------------------------------------------------
+def cudnn_api_specs() -> list[tuple[str, ConvSpec]]:
+    """(record name, configuration) of the baselines run through cuDNN's API. Each accepted
+    configuration is its own record; the report takes the fastest of a name."""
+    half, gemm = "fp16", "IMPLICIT_PRECOMP_GEMM"
+    return [
+        # The paper's baseline, accumulating in fp32 (as our kernels do) and in fp16.
+        *(("cudnn_winograd", ConvSpec(half, "NCHW", half, acc, "WINOGRAD_NONFUSED"))
+          for acc in ("fp32", half)),
+        *(("cudnn_winograd_fused", ConvSpec(half, "NCHW", half, acc, "WINOGRAD"))
+          for acc in ("fp32", half)),
+        # Float out, as our int8 kernels write; int8 out, requantized.
+        *(("cudnn_int8", ConvSpec("int8", "NHWC", "fp32", "int32", gemm, math))
+          for math in ("tensor_op", "default")),
+        *(("cudnn_int8_i8out", ConvSpec("int8", "NHWC", "int8", "int32", gemm, math))
+          for math in ("tensor_op", "default")),
+    ]
+
+
+def baselines(ops16: Operands, ops8: Operands, helper: CudnnHelper | None,
+              helper_error: str | None, stream: torch.cuda.Stream):
+    """(record fields, operands, case factory) of every baseline, in the order they run."""
+    out = [
+        ({"fusion": "cudnn", "dtype": "fp16", "tolerance": BASELINE_TOLERANCE["fp16", "fp16"],
+          "config": "torch F.conv2d fp16 channels_last cudnn.benchmark"},
+         ops16, lambda: torch_case(ops16, torch.float16)),
+        ({"fusion": "cudnn_fp32", "dtype": "fp32", "tolerance": BASELINE_TOLERANCE["fp32", "fp32"],
+          "config": "torch F.conv2d fp32 channels_last cudnn.benchmark allow_tf32=False"},
+         ops16, lambda: torch_case(ops16, torch.float32, allow_tf32=False)),
+        ({"fusion": "cudnn_tf32", "dtype": "fp32", "tolerance": BASELINE_TOLERANCE["fp32", "fp32"],
+          "config": "torch F.conv2d fp32 channels_last cudnn.benchmark allow_tf32=True"},
+         ops16, lambda: torch_case(ops16, torch.float32, allow_tf32=True)),
+    ]
+    for fusion, spec in cudnn_api_specs():
+        int8_out = spec.out_type == "int8"
+        record = {
+            "fusion": fusion, "dtype": spec.in_type, "config": spec.describe(),
+            "tolerance": BASELINE_TOLERANCE[spec.in_type, spec.out_type],
+            "elem_bytes": {"x": ELEM_BYTES[spec.in_type], "w": ELEM_BYTES[spec.in_type],
+                           "y": ELEM_BYTES[spec.out_type]},
+        }
+        ops = ops8 if spec.in_type == "int8" else ops16
+        if helper is None:
+            make = _raises(Unavailable(f"cuDNN helper unavailable: {helper_error}"))
+        else:
+            def make(ops=ops, spec=spec, int8_out=int8_out) -> Case:
+                return cudnn_case(helper, ops, spec, stream, int8_out)
+        out.append((record, ops, make))
+    return out
+
+
+def measure_workload(shape: Shape, artifacts: Sequence[tuple[str, str | None, str | None]],
+                     helper_path: str | None, helper_error: str | None, opts: Options,
+                     commit: str) -> list[dict]:
+    """Records of every baseline and artifact (dir, built library or None, build error)."""
+    torch.backends.cudnn.benchmark = True
+    props = torch.cuda.get_device_properties(0)
+    l2 = getattr(props, "L2_cache_size", 0) or 128 * 2**20  # unknown: assume a large L2
+    gen = torch.Generator(device="cuda").manual_seed(opts.seed)
+    stream = torch.cuda.Stream()
+    common = {
+        "device": torch.cuda.get_device_name(0), "sm": f"sm_{props.major}{props.minor}",
+        "workload": dict(zip("NHWCK", shape, strict=True)), "m": None, "commit": commit,
+        "torch": torch.__version__, "cudnn_version": torch.backends.cudnn.version(),
+    }
+    records = []
+    with torch.cuda.stream(stream):
+        ops16 = Operands(shape, "fp16", rotation_count(shape, 2, l2), gen)
+        ops8 = Operands(shape, "int8", rotation_count(shape, 1, l2), gen)
+        timer = Timer()
+        helper = CudnnHelper(helper_path) if helper_path else None
+        if helper is not None:
+            common["cudnn_helper_version"] = helper.version()
+        for record, ops, make in baselines(ops16, ops8, helper, helper_error, stream):
+            records.append(run_case({**common, **record}, make, ops, timer, opts))
+        for artifact, library, build_error in artifacts:
+            record = {**common, **wino_record(Path(artifact))}
+            ops = ops16 if record["dtype"] == "fp16" else ops8
+            if library is None:
+                make = _raises(WinoError(build_error or "no library"))
+            else:
+                def make(library=library, ops=ops) -> Case:
+                    return wino_case(Path(library), ops, stream)
+            records.append(run_case(record, make, ops, timer, opts))
+    return records
+
+
+def _raises(exc: Exception) -> Callable[[], Case]:
+    """A case factory for a variant that cannot be built; run_case records why."""
+    def make() -> Case:
+        raise exc
+    return make

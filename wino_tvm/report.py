@@ -1,0 +1,282 @@
+"""Benchmark records -> derived numbers (TFLOP/s, bytes model, GB/s), markdown tables, a plot.
+
+python -m wino_tvm.report RESULTS.jsonl [MORE.jsonl ...] --out DIR   (writes report.md and
+speedup.png into DIR). TVM-free and GPU-free; matplotlib only for the plot.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+from wino_tvm.errors import WinoError
+
+REPORT_FILE = "report.md"
+PLOT_FILE = "speedup.png"
+# Baselines are named by their fusion field: cudnn (PyTorch), cudnn_winograd, cudnn_int8, ...
+BASELINE_PREFIX = "cudnn"
+WINOGRAD_BASELINE = "cudnn_winograd"
+# Element bytes of x, w, y and the Winograd-domain V and M when a record does not say: the
+# artifacts' defaults (fp16 accumulates in fp32, int8 in int32 and writes float y).
+DEFAULT_ELEM_BYTES = {
+    "fp16": {"x": 2, "w": 2, "y": 2, "V": 2, "M": 4},
+    "int8": {"x": 1, "w": 1, "y": 4, "V": 1, "M": 4},
+    "fp32": {"x": 4, "w": 4, "y": 4, "V": 4, "M": 4},
+}
+# Which Winograd-domain tensors make a DRAM round trip (written once, read once), per fusion.
+ROUND_TRIPS = {
+    "none": ("V", "M"),
+    "syncfree": ("V", "M"),  # still four kernels; only the BGEMM's barriers change
+    "shmem": ("M",),
+    "llc": ("M",),
+    "full": (),
+}
+
+
+def workload_key(wl: Mapping[str, int]) -> str:
+    return f"N{wl['N']}_H{wl['H']}_W{wl['W']}_C{wl['C']}_K{wl['K']}"
+
+
+def flops(wl: Mapping[str, int]) -> int:
+    """Direct-convolution FLOPs of a 3x3 conv, the convention for effective TFLOP/s."""
+    return 2 * wl["N"] * wl["H"] * wl["W"] * wl["C"] * wl["K"] * 9
+
+
+def is_baseline(record: Mapping) -> bool:
+    return str(record.get("fusion", "")).startswith(BASELINE_PREFIX)
+
+
+def dram_bytes(record: Mapping) -> int | None:
+    """Bytes through DRAM per call by the design brief's model (section 4), None if unknown.
+
+    none/syncfree: x + 2|V| + 2|M| + y; shmem/llc: x + 2|M| + y; full: x + y; baselines:
+    x + y + w; with |V| = alpha^2*ntiles*C*Ve and |M| = alpha^2*ntiles*K*Vm (ntiles unpadded).
+    """
+    wl, fusion = record["workload"], record.get("fusion")
+    elem = {**DEFAULT_ELEM_BYTES.get(record.get("dtype"), {}), **record.get("elem_bytes", {})}
+    if not {"x", "w", "y"} <= elem.keys():
+        return None
+    pixels = wl["N"] * wl["H"] * wl["W"]
+    total = pixels * wl["C"] * elem["x"] + pixels * wl["K"] * elem["y"]
+    if is_baseline(record):
+        return total + 9 * wl["C"] * wl["K"] * elem["w"]
+    m = record.get("m")
+    if fusion not in ROUND_TRIPS or not m:
+        return None
+    alpha2 = (m + 2) ** 2
+    ntiles = wl["N"] * math.ceil(wl["H"] / m) * math.ceil(wl["W"] / m)
+    sizes = {"V": alpha2 * ntiles * wl["C"] * elem["V"], "M": alpha2 * ntiles * wl["K"] * elem["M"]}
+    return total + sum(2 * sizes[name] for name in ROUND_TRIPS[fusion])
+
+
+def derive(record: Mapping) -> dict:
+    """The record with tflops, dram_bytes and gbps (re)computed from its median_us."""
+    out = dict(record)
+    us = record.get("median_us")
+    out["dram_bytes"] = dram_bytes(record)
+    timed = isinstance(us, int | float) and us > 0
+    out["tflops"] = flops(record["workload"]) / (us * 1e-6) / 1e12 if timed else None
+    out["gbps"] = out["dram_bytes"] / (us * 1e-6) / 1e9 if timed and out["dram_bytes"] else None
+    return out
+
+
+def load_records(paths: Iterable[Path]) -> list[dict]:
+    """All records of the JSON-lines files, derived numbers recomputed."""
+    records = []
+    for path in paths:
+        for number, line in enumerate(Path(path).read_text().splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                records.append(derive(json.loads(line)))
+            except (json.JSONDecodeError, KeyError, TypeError) as exc:
+                raise WinoError(f"{path}:{number}: not a benchmark record ({exc})") from exc
+    return records
+
+
+def usable(record: Mapping) -> bool:
+    """Correct and timed: the only records that enter ratios and the plot."""
+    return bool(record.get("correct")) and bool(record.get("median_us"))
+
+
+def cudnn_best(records: Iterable[Mapping], dtype: str) -> Mapping | None:
+    """The fastest correct cuDNN baseline of this input dtype (records of one workload)."""
+    candidates = [r for r in records if is_baseline(r) and r.get("dtype") == dtype and usable(r)]
+    return min(candidates, key=lambda r: r["median_us"], default=None)
+
+
+def cudnn_winograd(records: Iterable[Mapping]) -> Mapping | None:
+    candidates = [r for r in records if r.get("fusion") == WINOGRAD_BASELINE and usable(r)]
+    return min(candidates, key=lambda r: r["median_us"], default=None)
+
+
+def speedups(record: Mapping, group: Sequence[Mapping]) -> tuple[float | None, float | None]:
+    """(cuDNN best time / this time, cuDNN Winograd time / this time); > 1 means faster."""
+    if not usable(record):
+        return None, None
+    best, wino = cudnn_best(group, record.get("dtype")), cudnn_winograd(group)
+    return tuple(ref["median_us"] / record["median_us"] if ref else None for ref in (best, wino))
+
+
+def series_label(record: Mapping) -> str:
+    """Plot series: the config for our kernels (it encodes dtype, m and fusion), else the
+    baseline's name (whose configurations the plot reduces to the fastest)."""
+    return str(record["fusion"] if is_baseline(record) else record.get("config"))
+
+
+def row_label(record: Mapping) -> str:
+    """Table row: the series, and for a baseline also its configuration."""
+    label = series_label(record)
+    return f"{label}: {record.get('config')}" if is_baseline(record) else label
+
+
+def by_workload(records: Iterable[Mapping]) -> dict[str, list[Mapping]]:
+    groups: dict[str, list[Mapping]] = {}
+    for record in records:
+        groups.setdefault(workload_key(record["workload"]), []).append(record)
+    # Smallest problem first, as the tables and the plot read best that way.
+    return dict(sorted(groups.items(), key=lambda kv: (flops(kv[1][0]["workload"]), kv[0])))
+
+
+def _num(value: float | None, spec: str) -> str:
+    return "-" if value is None else format(value, spec)
+
+
+def _ratio(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}x"
+
+
+def _status(record: Mapping) -> str:
+    """yes, **WRONG**, or why there is no result (cuDNN's refusal, a build error, ...)."""
+    if usable(record):
+        return "yes"
+    status = record.get("status", "wrong")
+    if status in ("ok", "wrong"):
+        return "**WRONG**"
+    error = (str(record.get("error") or "").splitlines() or [""])[0][:160]
+    return f"{status}: {error}".replace("|", "/")
+
+
+def workload_table(group: Sequence[Mapping]) -> str:
+    """One markdown table: every record of one workload, fastest correct first."""
+    rows = ["| variant | dtype | m | µs | TFLOP/s | GB/s (model MB) | rel L2 err | max abs err | "
+            "correct | vs cuDNN best | vs cuDNN Winograd |",
+            "|---|---|---|---:|---:|---:|---:|---:|---|---:|---:|"]
+    ordered = sorted(group, key=lambda r: (not usable(r), r.get("median_us") or math.inf))
+    for r in ordered:
+        best, wino = speedups(r, group)
+        model = r.get("dram_bytes")
+        gbps = _num(r.get("gbps"), ".0f") + (f" ({model / 1e6:.3g})" if model else "")
+        rows.append(
+            f"| {row_label(r)} | {r.get('dtype')} | {r.get('m') or '-'} | "
+            f"{_num(r.get('median_us'), '.1f')} | {_num(r.get('tflops'), '.1f')} | {gbps} | "
+            f"{_num(r.get('rel_l2_err'), '.2e')} | {_num(r.get('max_abs_err'), '.2e')} | "
+            f"{_status(r)} | {_ratio(best)} | {_ratio(wino)} |"
+        )
+    return "\n".join(rows)
+
+
+def markdown(records: Sequence[Mapping]) -> str:
+    """The whole report: a header, then one section and table per workload."""
+    devices = sorted({str(r.get("device")) for r in records})
+    commits = sorted({str(r.get("commit")) for r in records})
+    parts = [
+        "# Winograd benchmark",
+        "",
+        f"Device: {', '.join(devices)}. Commits: {', '.join(commits)}.",
+        "TFLOP/s count direct-convolution FLOPs (2*N*H*W*C*K*9). GB/s is the bytes model of "
+        "the design brief (section 4) over the median time; model MB in parentheses. "
+        "'vs cuDNN best' is the fastest correct cuDNN result of the same input dtype divided "
+        "by this time (> 1: faster); 'vs cuDNN Winograd' likewise against "
+        f"{WINOGRAD_BASELINE}. Wrong results are listed but not timed.",
+    ]
+    for key, group in by_workload(records).items():
+        wl = group[0]["workload"]
+        parts += ["", f"## {key} ({flops(wl) / 1e9:.3g} GFLOP)", "", workload_table(group)]
+    return "\n".join(parts) + "\n"
+
+
+def plot_series(records: Sequence[Mapping]) -> dict[str, dict[int, float]]:
+    """series -> workload index (in by_workload order) -> speedup vs cuDNN best of the series'
+    fastest usable record there."""
+    series: dict[str, dict[int, float]] = {}
+    for i, group in enumerate(by_workload(records).values()):
+        for r in group:
+            best, _ = speedups(r, group)
+            if best is not None:
+                points = series.setdefault(series_label(r), {})
+                points[i] = max(best, points.get(i, 0.0))
+    return series
+
+
+def plot(records: Sequence[Mapping], path: Path) -> Path:
+    """PNG: speedup vs cuDNN best per workload (log scale), one series per variant (the
+    fastest of its records there)."""
+    try:
+        import matplotlib
+    except ImportError:
+        raise WinoError("the plot needs matplotlib: pip install matplotlib") from None
+    matplotlib.use("Agg")  # files only; no display on the GPU machine or in CI
+    import matplotlib.pyplot as plt
+    import matplotlib.ticker
+
+    keys = list(by_workload(records))
+    series = plot_series(records)
+    fig, ax = plt.subplots(figsize=(max(6.0, 0.9 * len(keys) + 2), 5.0))
+    markers = "os^vD<>phX*"
+    for n, (label, points) in enumerate(sorted(series.items())):
+        xs, ys = zip(*sorted(points.items()), strict=True)
+        ax.plot(xs, ys, marker=markers[n % len(markers)], linestyle="-" if len(xs) > 1 else "",
+                label=label)
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_yscale("log")
+    ax.yaxis.set_major_locator(matplotlib.ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}x"))
+    ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    ax.set_xlim(-0.5, len(keys) - 0.5)
+    ax.set_xticks(range(len(keys)), keys, rotation=30, ha="right", fontsize=8)
+    ax.set_ylabel("speedup vs cuDNN best (same input dtype)")
+    ax.set_title("3x3 conv: speedup over the fastest correct cuDNN result")
+    ax.grid(axis="y", alpha=0.3)
+    if series:
+        ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    path = Path(path)
+    # "tight" grows the canvas to hold the legend instead of shrinking the axes.
+    fig.savefig(path, dpi=120, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
+def write_report(records: Sequence[Mapping], out_dir: Path) -> dict[str, Path]:
+    """Write report.md and speedup.png into out_dir; return their paths."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    records = [derive(r) for r in records]
+    md = out_dir / REPORT_FILE
+    md.write_text(markdown(records))
+    return {"markdown": md, "plot": plot(records, out_dir / PLOT_FILE)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m wino_tvm.report", description=__doc__)
+    p.add_argument("results", type=Path, nargs="+", help="JSON-lines files from wino_tvm.bench")
+    p.add_argument("--out", type=Path, required=True, help="folder for report.md, speedup.png")
+    args = p.parse_args(argv)
+    try:
+        records = load_records(args.results)
+        if not records:
+            raise WinoError(f"no records in {', '.join(map(str, args.results))}")
+        paths = write_report(records, args.out)
+    except (OSError, WinoError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {paths['markdown']} and {paths['plot']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
