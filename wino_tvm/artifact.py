@@ -82,7 +82,7 @@ def build_artifact(
         "prototype_launches": launches,
         "weight_launches": list(rebuilt.weight_launches),
         "forward_launches": list(rebuilt.forward_launches),
-        "removed_barriers": [],
+        "removed_barriers": list(rebuilt.removed_barriers),
         "commit": spec.commit,
     }
     return write_artifact(spec, out_dir, {

@@ -1,0 +1,447 @@
+"""Passes over split kernels: the BGEMM's warp barriers, and the two PKF fusions of ITrans+BGEMM.
+
+The schedules (wino_tvm.schedule) make fusion a text splice: ITrans and BGEMM have the same
+block shape and tile blocks, warp threadIdx.y owns tap column alpha_w in both, and ITrans stages
+its V chunk in shared memory with exactly the layout of the BGEMM's V slice. Each pass checks
+what it relies on and raises ReconstructError naming itself when TVM's output differs.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from typing import TypeVar
+
+import regex
+
+from .cblocks import Loop, depth_at, enclosing_loops, find_loops, indent_of, line_span, reindent
+from .cexpr import compile_int_expr, constant_term
+from .errors import ReconstructError
+from .identify import BALANCED, U, V
+from .launch import Launch, buffer_name
+from .source import Kernel, Param
+
+SYNCTHREADS = "__syncthreads();"
+SYNCWARP = "__syncwarp();"
+SHMEM_KERNEL = "itrans_bgemm_shmem_kernel"
+LLC_KERNEL = "itrans_bgemm_llc_kernel"
+# ITrans's locals get this prefix in a fused kernel, so they cannot clash with the BGEMM's.
+PREFIX = "it_"
+
+_SHARED_DECL = regex.compile(
+    r"^[ ]*extern __shared__ __align__\((?P<align>\d+)\) (?P<ctype>[\w ]+?) (?P<name>\w+)\[\];\n",
+    regex.M,
+)
+_ANY_SHARED = regex.compile(r"\b__shared__\b")
+_LOCAL_ARRAY = regex.compile(r"^[ ]*alignas\(\d+\) [\w ]+? \w+\[\d+\];\n", regex.M)
+# Declarations TVM prints: `T name = v;`, `T name;`, `alignas(64) T name[N];`, `for (int name = `.
+_DECLARED = regex.compile(
+    r"^[ ]*(?:alignas\(\d+\) )?(?!return\b|else\b)(?:(?:signed|unsigned) )?\w+\*? "
+    r"(?P<name>\w+)(?:\[\d+\])?(?: = |;$)|\bfor \(int (?P<loop>\w+) = ",
+    regex.M,
+)
+_IDENT = regex.compile(r"(?<![\w.])[A-Za-z_]\w*")
+_WMMA_CALL = regex.compile(r"^[ ]*nvcuda::wmma::\w+\((?P<args>.*)\);$")
+_BLOCK_Y = regex.compile(r"\bblockIdx\.y\b")
+# A copy statement, vector (`*(uint4*)(dst + i) = *(uint4*)(src + j);`) or scalar
+# (`dst[i] = src[j];`); dst/src are a buffer or TVM's cast of the byte buffer, ((half*)buf).
+_BASE = r"(?:\w+|\(\([\w ]+\*\)\w+\))"
+_VEC_COPY = regex.compile(
+    BALANCED + r"^[ ]*\*\((?P<vt>\w+)\*\)(?P<dst>(?&bal)) = \*\((?P=vt)\*\)(?P<src>(?&bal));$",
+    regex.M,
+)
+_SCALAR_COPY = regex.compile(
+    BALANCED + rf"^[ ]*(?P<dst>{_BASE}(?&brk)) = (?P<src>{_BASE}(?&brk));$", regex.M
+)
+_VEC_PTR = regex.compile(rf"^\((?P<base>{_BASE})(?: \+ (?P<index>.+))?\)$")
+_SCALAR_PTR = regex.compile(rf"^(?P<base>{_BASE})\[(?P<index>.+)\]$")
+_CAST_BASE = regex.compile(r"^\(\((?P<cast>[\w ]+)\*\)(?P<name>\w+)\)$")
+_SCALAR_BYTES = {"half": 2, "signed char": 1, "unsigned char": 1, "float": 4, "int": 4}
+_VECTOR_BYTES = {"uint4": 16, "int4": 16, "uint2": 8, "int2": 8}
+Block = tuple[int, int, int]
+F = TypeVar("F", bound=Callable[..., object])
+
+
+def _named(fn: F) -> F:
+    """Prefix every ReconstructError raised inside a pass, by it or its helpers, with its name."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except ReconstructError as exc:
+            raise ReconstructError(f"{fn.__name__}: {exc}") from None
+
+    return wrapper  # type: ignore[return-value]  # same signature, by functools.wraps
+
+
+@dataclass(frozen=True)
+class _Pointer:
+    """Where a copy reads or writes: buffer, element type of TVM's cast if any, index."""
+
+    name: str
+    cast: str | None
+    index: str
+
+
+@dataclass(frozen=True)
+class _Copy:
+    """A copy statement occupying whole line(s) text[start:end]."""
+
+    start: int
+    end: int
+    vtype: str | None
+    dst: _Pointer
+    src: _Pointer
+
+
+def _pointer(text: str, vector: bool) -> _Pointer:
+    m = (_VEC_PTR if vector else _SCALAR_PTR).match(text)
+    if m is None:
+        raise ReconstructError(f"cannot read the address {text!r}")
+    base = _CAST_BASE.match(m["base"])
+    if base:
+        return _Pointer(base["name"], base["cast"], m["index"] or "0")
+    return _Pointer(m["base"], None, m["index"] or "0")
+
+
+def _copies(text: str) -> list[_Copy]:
+    """Every copy statement in text, in order."""
+    found = []
+    for pattern, vector in ((_VEC_COPY, True), (_SCALAR_COPY, False)):
+        for m in pattern.finditer(text):
+            vtype = m["vt"] if vector else None
+            start, end = line_span(text, m.start())
+            found.append(_Copy(start, end, vtype, _pointer(m["dst"], vector),
+                               _pointer(m["src"], vector)))
+    return sorted(found, key=lambda c: c.start)
+
+
+def _bytes(ctype: str, table: dict[str, int]) -> int:
+    if ctype not in table:
+        raise ReconstructError(f"unknown size of type {ctype!r} (known: {sorted(table)})")
+    return table[ctype]
+
+
+def _split_args(args: str) -> list[str]:
+    """A call's arguments, split at the commas outside parentheses and brackets."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(args):
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(args[start:i])
+            start = i + 1
+    return [*parts, args[start:]]
+
+
+def _check_warp_private(text: str, shared: Sequence[str]) -> None:
+    """Every shared-memory access in text must index with threadIdx.y (warp = tap column),
+    so no warp reads what another wrote and a warp barrier orders all the shared traffic."""
+    names = regex.compile(r"(?<![\w.])(?:" + "|".join(map(regex.escape, shared)) + r")\b")
+    for line in text.splitlines():
+        if not names.search(line) or _SHARED_DECL.match(line + "\n"):
+            continue
+        call = _WMMA_CALL.match(line)
+        if call:
+            parts = _split_args(call["args"])
+        elif " = " in line:
+            parts = line.split(" = ", 1)
+        else:
+            raise ReconstructError(f"unrecognised shared-memory access: {line.strip()}")
+        for part in parts:
+            if names.search(part) and "threadIdx.y" not in part:
+                raise ReconstructError(
+                    f"shared-memory access {part.strip()!r} does not index with "
+                    "threadIdx.y, so warps may share data and a warp barrier is not enough"
+                )
+
+
+@_named
+def strip_warp_barriers(bgemm: Kernel) -> Kernel:
+    """Replace the BGEMM's __syncthreads() by __syncwarp(): each warp stages and reads only
+    its own tap column. (Lanes of a warp still read what other lanes wrote, through
+    load_matrix_sync, so the memory model needs the warp barrier; it costs ~nothing.)"""
+    shared = [m["name"] for m in _SHARED_DECL.finditer(bgemm.body)]
+    if not shared:
+        raise ReconstructError(f"no `extern __shared__` buffer in {bgemm.name}")
+    _check_warp_private(bgemm.body, shared)
+    if SYNCTHREADS not in bgemm.body:
+        raise ReconstructError(f"no {SYNCTHREADS} in {bgemm.name}")
+    return replace(bgemm, body=bgemm.body.replace(SYNCTHREADS, SYNCWARP))
+
+
+# ---- the two kernels' anatomy -----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Bgemm:
+    """The BGEMM's dynamic buffer, its reduction loop over channel chunks and its V/U copies."""
+
+    kernel: Kernel
+    buffer: str
+    decl_end: int
+    chunk: str
+    chunks: int
+    v_copy: _Copy
+    v_loops: tuple[Loop, ...]
+    u_copy: _Copy
+    region: tuple[int, int]
+
+    def v_copy_points(self, block: Block, bx: int, c: int) -> Iterator[tuple[int, int, int]]:
+        """(warp, V index, shared index) of the V copy in tile block bx, chunk c."""
+        fixed = {"blockIdx.x": bx} if self.chunk == "0" else {"blockIdx.x": bx, self.chunk: c}
+        return _points([self.v_copy.src.index, self.v_copy.dst.index], self.v_loops, block, fixed)
+
+
+@dataclass(frozen=True)
+class _Itrans:
+    """ITrans cut at its one block barrier: compute into shared memory, then store to V."""
+
+    kernel: Kernel
+    ctype: str
+    shared: str
+    align: int
+    arrays: str
+    compute: str
+    tail: str  # the barrier line and the store part
+    store: _Copy
+    store_loops: tuple[Loop, ...]
+
+    def store_points(self, block: Block, bx: int, c: int) -> Iterator[tuple[int, int, int]]:
+        """(warp, V index, shared index) of the store to V in tile block bx, chunk c."""
+        return _points([self.store.dst.index, self.store.src.index], self.store_loops, block,
+                       {"blockIdx.x": bx, "blockIdx.y": c})
+
+
+def _one(items: list, what: str):
+    if len(items) != 1:
+        raise ReconstructError(f"expected exactly one {what}, found {len(items)}")
+    return items[0]
+
+
+def _analyse_bgemm(bgemm: Kernel) -> _Bgemm:
+    """Find the BGEMM's buffer, V and U copies and chunk loop (the loop around V copy and mma)."""
+    body = bgemm.body
+    decl = _one(list(_SHARED_DECL.finditer(body)), "`extern __shared__` buffer in the BGEMM")
+    copies = [c for c in _copies(body) if c.dst.name == decl["name"]]
+    v_copy = _one([c for c in copies if c.src.name == V], f"copy {V} -> shared memory")
+    u_copy = _one([c for c in copies if c.src.name == U], f"copy {U} -> shared memory")
+    if v_copy.dst.cast is None:
+        raise ReconstructError(f"the V copy does not cast {decl['name']} to its type")
+    mma = body.find("mma_sync(")
+    if mma < 0:
+        raise ReconstructError("no mma_sync in the BGEMM")
+    loops = find_loops(body)
+    around_v = enclosing_loops(loops, v_copy.start)
+    reduction = [loop for loop in around_v if loop.contains(mma)]
+    # TVM drops a loop of extent 1: with one channel chunk the copies sit in the body itself.
+    chunk, chunks = (reduction[-1].var, reduction[-1].extent) if reduction else ("0", 1)
+    inner = tuple(around_v[len(reduction):])
+    region = (inner[0].start, inner[0].end) if inner else (v_copy.start, v_copy.end)
+    if region[0] <= u_copy.start < region[1]:
+        raise ReconstructError("the V and U copies share a loop; cannot replace V's")
+    return _Bgemm(bgemm, decl["name"], decl.end(), chunk, chunks, v_copy, inner, u_copy, region)
+
+
+def _analyse_itrans(itrans: Kernel) -> _Itrans:
+    """Cut ITrans into its shared buffer, local arrays, compute part and barrier + store part."""
+    body = itrans.body
+    decl = _one(list(_SHARED_DECL.finditer(body)), "`extern __shared__` buffer in ITrans")
+    if len(_ANY_SHARED.findall(body)) != 1:
+        raise ReconstructError(f"ITrans declares more shared memory than {decl['name']}")
+    body = body[:decl.start()] + body[decl.end():]
+    arrays = [m for m in _LOCAL_ARRAY.finditer(body) if depth_at(body, m.start()) == 0]
+    for m in reversed(arrays):
+        body = body[:m.start()] + body[m.end():]
+    barriers = [m for m in regex.finditer(regex.escape(SYNCTHREADS), body)
+                if depth_at(body, m.start()) == 0]
+    barrier = _one(barriers, f"top-level {SYNCTHREADS} in ITrans (compute | store)")
+    cut = line_span(body, barrier.start())[0]
+    compute, tail = body[:cut], body[cut:]
+    if regex.search(rf"(?<![\w.]){V}\b", compute) or decl["name"] not in compute:
+        raise ReconstructError(f"ITrans's part before its barrier should write only "
+                               f"{decl['name']}, not {V}")
+    store = _one([c for c in _copies(tail) if c.dst.name == V and c.src.name == decl["name"]],
+                 f"copy {decl['name']} -> {V} after ITrans's barrier")
+    return _Itrans(itrans, decl["ctype"], decl["name"], int(decl["align"]),
+                   "".join(m.group() for m in arrays), compute, tail, store,
+                   tuple(enclosing_loops(find_loops(tail), store.start)))
+
+
+# ---- checks that the splice is sound ----------------------------------------------------------
+
+def _check_launches(bg: _Bgemm, it_launch: Launch, bg_launch: Launch) -> None:
+    """Same block shape and tile blocks (grid x); ITrans's grid y walks the BGEMM's chunks."""
+    if it_launch.block != bg_launch.block:
+        raise ReconstructError(f"ITrans block {it_launch.block} != BGEMM block "
+                               f"{bg_launch.block}")
+    if it_launch.grid != (bg_launch.grid[0], bg.chunks, 1):
+        raise ReconstructError(
+            f"ITrans grid {it_launch.grid} should be (BGEMM grid x {bg_launch.grid[0]}, "
+            f"the BGEMM's {bg.chunks} channel chunks of loop {bg.chunk}, 1)"
+        )
+
+
+def _points(exprs: Sequence[str], loops: Sequence[Loop], block: Block,
+            fixed: dict[str, int]) -> Iterator[tuple[int, ...]]:
+    """(threadIdx.y, *values of exprs) for every thread of a block and every loop iteration."""
+    compiled = [compile_int_expr(e) for e in exprs]
+    ranges = [range(block[0]), range(block[1]), *(range(loop.extent) for loop in loops)]
+    names = ["threadIdx.x", "threadIdx.y", *(loop.var for loop in loops)]
+    env = dict(fixed)
+    for values in itertools.product(*ranges):
+        env.update(zip(names, values, strict=True))
+        yield (values[1], *(f(env) for f in compiled))
+
+
+def _check_v_layout(it: _Itrans, bg: _Bgemm, block: Block, grid_x: int, offset: int | None) -> None:
+    """ITrans's store and the BGEMM's V copy must move the same V elements, per block and chunk;
+    with offset (elements, shmem fusion) also between the same shared slots and in the same warp."""
+    if it.store.vtype != bg.v_copy.vtype:
+        raise ReconstructError(f"ITrans stores V as {it.store.vtype}, the BGEMM copies it"
+                               f" as {bg.v_copy.vtype}")
+    last = (grid_x - 1, bg.chunks - 1)
+    for bx, c in {(0, 0), (min(1, last[0]), min(1, last[1])), last}:
+        read, written = set(bg.v_copy_points(block, bx, c)), set(it.store_points(block, bx, c))
+        if offset is None:
+            ok = {p[1] for p in read} <= {p[1] for p in written}
+        else:
+            ok = read == {(ty, g, s + offset) for ty, g, s in written}
+        if not ok:
+            raise ReconstructError(
+                f"ITrans's V store and the BGEMM's V copy disagree on the layout "
+                f"(block x {bx}, chunk {c}); the schedules no longer match"
+            )
+
+
+def _check_compute_slots(it: _Itrans, bg: _Bgemm, block: Block, offset: int) -> None:
+    """Each warp's ITrans compute must fill exactly the shared slots that warp's V copy filled."""
+    name = regex.escape(it.shared)
+    stores = list(regex.finditer(BALANCED + rf"^[ ]*{name}(?P<index>(?&brk)) = ", it.compute,
+                                 flags=regex.M))
+    if len(stores) != len(regex.findall(rf"(?<![\w.]){name}\b", it.compute)):
+        raise ReconstructError(f"ITrans's compute uses {it.shared} other than by "
+                               f"`{it.shared}[i] = v` stores")
+    loops, filled = find_loops(it.compute), set()
+    for m in stores:
+        filled |= set(_points([m["index"][1:-1]], enclosing_loops(loops, m.start()), block,
+                              {"blockIdx.x": 0, "blockIdx.y": 0}))
+    width = 1
+    if bg.v_copy.vtype is not None:
+        width = (_bytes(bg.v_copy.vtype, _VECTOR_BYTES)
+                 // _bytes(it.ctype, _SCALAR_BYTES))
+    copied = {(ty, s - offset + k) for ty, _, s in bg.v_copy_points(block, 0, 0)
+              for k in range(width)}
+    if filled != copied:
+        raise ReconstructError("the warps of ITrans's compute fill other shared slots "
+                               "than the BGEMM's V copy; a warp barrier would not suffice")
+
+
+# ---- splicing ---------------------------------------------------------------------------------
+
+def _declared(text: str) -> set[str]:
+    """Names that text declares (variables, arrays, loop variables)."""
+    return {m["name"] or m["loop"] for m in _DECLARED.finditer(text)}
+
+
+def _adapt(it: _Itrans, bg: _Bgemm, text: str, byte_offset: int) -> str:
+    """ITrans text made to run inside the BGEMM's chunk loop: locals prefixed, chunk for
+    blockIdx.y, its shared buffer rebased into the BGEMM's dynamic buffer at byte_offset."""
+    names = _declared(it.arrays + it.compute + it.tail)
+    if not names:
+        raise ReconstructError("found no declarations in ITrans to rename")
+    clash = {m.group() for m in _IDENT.finditer(bg.kernel.body) if m.group().startswith(PREFIX)}
+    if clash:
+        raise ReconstructError(f"the BGEMM already uses names {sorted(clash)} starting "
+                               f"with {PREFIX!r}")
+    pattern = regex.compile(r"(?<![\w.])(?:" + "|".join(sorted(names, reverse=True)) + r")\b")
+    text = pattern.sub(lambda m: PREFIX + m.group(), text)
+    text = _BLOCK_Y.sub(bg.chunk, text)
+    return regex.sub(rf"(?<![\w.]){it.shared}\b",
+                     f"(({it.ctype}*)({bg.buffer} + {byte_offset}))", text)
+
+
+def _splice(it: _Itrans, bg: _Bgemm, part: str, keep_v_copy: bool, byte_offset: int,
+            comment: str) -> str:
+    """The BGEMM body with part before (llc) or instead of (shmem) its V copy, ITrans's local
+    arrays hoisted under the BGEMM's shared buffer declaration."""
+    body = bg.kernel.body
+    it_indent = indent_of(it.kernel.body, 0)
+    indent = indent_of(body, bg.region[0])
+    part = reindent(_adapt(it, bg, part, byte_offset), it_indent, indent)
+    lines = [f"{indent}// {line}\n" for line in comment.splitlines()]
+    start, end = bg.region
+    body = body[:start] + "".join(lines) + part + body[start if keep_v_copy else end:]
+    arrays = reindent(_adapt(it, bg, it.arrays, byte_offset), it_indent,
+                      indent_of(body, bg.decl_end - 1))
+    return body[:bg.decl_end] + arrays + body[bg.decl_end:]
+
+
+def _fused_params(itrans: Kernel, bgemm: Kernel, drop: set[str]) -> tuple[Param, ...]:
+    """ITrans's parameters then the BGEMM's, each once, without those in drop."""
+    params: dict[str, Param] = {}
+    for p in (*itrans.params, *bgemm.params):
+        if p.name not in drop:
+            params.setdefault(p.name, p)
+    return tuple(params.values())
+
+
+def _launch_of(kernel: Kernel, bg_launch: Launch, shared_bytes: int) -> Launch:
+    return Launch(kernel.name, tuple(buffer_name(p.name) for p in kernel.params), bg_launch.grid,
+                  bg_launch.block, shared_bytes)
+
+
+@_named
+def fuse_shmem(itrans: Kernel, bgemm: Kernel, itrans_launch: Launch,
+               bgemm_launch: Launch) -> tuple[Kernel, Launch]:
+    """PKF-Shmem: in each chunk step ITrans's compute writes the block's V slice straight into
+    the BGEMM's shared memory, replacing the V copy; V never goes through global memory."""
+    it, bg = _analyse_itrans(itrans), _analyse_bgemm(bgemm)
+    _check_launches(bg, itrans_launch, bgemm_launch)
+    if bg.v_copy.dst.cast != it.ctype:
+        raise ReconstructError(f"BGEMM stages V as {bg.v_copy.dst.cast}, ITrans as "
+                               f"{it.ctype}")
+    size = _bytes(it.ctype, _SCALAR_BYTES)
+    v_off, u_off = constant_term(bg.v_copy.dst.index), constant_term(bg.u_copy.dst.index)
+    # The V slice runs to the U slice when U follows it, else to the end of the buffer.
+    v_end = u_off if u_off > v_off else bgemm_launch.shared_bytes // size
+    v_bytes = (v_end - v_off) * size
+    if v_bytes != itrans_launch.shared_bytes:
+        raise ReconstructError(
+            f"the BGEMM's V slice (elements {v_off}.. of {bg.buffer}) holds {v_bytes} "
+            f"bytes but ITrans stages {itrans_launch.shared_bytes}"
+        )
+    _check_warp_private(it.compute, [it.shared])
+    _check_v_layout(it, bg, bgemm_launch.block, bgemm_launch.grid[0], v_off)
+    _check_compute_slots(it, bg, bgemm_launch.block, v_off)
+    comment = (f"PKF-Shmem: {itrans.name} for channel chunk {bg.chunk}, written straight into the "
+               "V slice\n(each warp fills only its own tap column, so a warp barrier suffices).")
+    part = it.compute + indent_of(it.kernel.body, 0) + SYNCWARP + "\n"
+    body = _splice(it, bg, part, False, v_off * size, comment)
+    kernel = Kernel(SHMEM_KERNEL, bgemm.launch_bounds, _fused_params(itrans, bgemm, {V}), body)
+    return kernel, _launch_of(kernel, bgemm_launch, bgemm_launch.shared_bytes)
+
+
+@_named
+def fuse_llc(itrans: Kernel, bgemm: Kernel, itrans_launch: Launch,
+             bgemm_launch: Launch) -> tuple[Kernel, Launch]:
+    """PKF-LLC: in each chunk step the whole ITrans writes the chunk of V to global memory, a
+    block barrier follows, and the BGEMM's V copy reads it back while it is still in L2."""
+    it, bg = _analyse_itrans(itrans), _analyse_bgemm(bgemm)
+    _check_launches(bg, itrans_launch, bgemm_launch)
+    _check_v_layout(it, bg, bgemm_launch.block, bgemm_launch.grid[0], None)
+    # ITrans keeps its own staging buffer, placed after the BGEMM's at ITrans's alignment.
+    offset = -(-bgemm_launch.shared_bytes // it.align) * it.align
+    # Blocks with different blockIdx.y (output-channel blocks) recompute and rewrite the same V
+    # chunk with identical values: redundant work, but benign.
+    comment = (f"PKF-LLC: {itrans.name} for channel chunk {bg.chunk} writes V to global memory;"
+               "\nblocks of other blockIdx.y rewrite the same values (benign). The barrier makes"
+               "\nthe writes visible to the block; the V copy below reads them back from L2.")
+    part = it.compute + it.tail + indent_of(it.kernel.body, 0) + SYNCTHREADS + "\n"
+    body = _splice(it, bg, part, True, offset, comment)
+    kernel = Kernel(LLC_KERNEL, bgemm.launch_bounds, _fused_params(itrans, bgemm, set()), body)
+    return kernel, _launch_of(kernel, bgemm_launch, offset + itrans_launch.shared_bytes)

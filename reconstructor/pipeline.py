@@ -1,0 +1,62 @@
+"""The reconstructor end to end: prototype source + launches -> the source and launches to run."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from .errors import ReconstructError
+from .identify import identify_stages
+from .launch import Launch, check_launch
+from .passes import SYNCTHREADS, fuse_llc, fuse_shmem, strip_warp_barriers
+from .source import CudaSource, Kernel, render_source, split_kernels
+
+# none: the prototype as TVM wrote it (the paper's "Tuned TVM"); syncfree: plus the BGEMM's
+# block barriers turned into warp barriers; shmem / llc: plus the PKF fusion of ITrans+BGEMM.
+FUSIONS = ("none", "syncfree", "shmem", "llc")
+_FUSE = {"shmem": fuse_shmem, "llc": fuse_llc}
+
+
+@dataclass(frozen=True)
+class Reconstructed:
+    """Source to compile; launches in the input's dict format, weight (once) and forward."""
+
+    source: str
+    weight_launches: list[dict]
+    forward_launches: list[dict]
+    removed_barriers: list[str]
+
+
+def reconstruct(source: str, launches: Sequence[Mapping], fusion: str) -> Reconstructed:
+    """Split, identify, strip the BGEMM's barriers (unless fusion is none) and fuse."""
+    if fusion not in FUSIONS:
+        raise ReconstructError(f"reconstruct: unknown fusion {fusion!r}; choose from {FUSIONS}")
+    cuda = split_kernels(source)
+    by_name = {}
+    for entry in launches:
+        launch = Launch.from_dict(entry)
+        by_name[launch.name] = launch
+    for kernel in cuda.kernels:
+        if kernel.name not in by_name:
+            raise ReconstructError(f"reconstruct: no launch given for kernel {kernel.name}")
+        check_launch(kernel, by_name[kernel.name])
+    stages = identify_stages(cuda.kernels)
+    forward: list[tuple[Kernel, Launch]] = [(stages.itrans, by_name[stages.itrans.name]),
+                                            (stages.bgemm, by_name[stages.bgemm.name])]
+    removed: list[str] = []
+    if fusion != "none":
+        bgemm = strip_warp_barriers(stages.bgemm)
+        removed = [f"{bgemm.name}: __syncthreads() #{i} -> __syncwarp()"
+                   for i in range(stages.bgemm.body.count(SYNCTHREADS))]
+        forward[1] = (bgemm, forward[1][1])
+    if fusion in _FUSE:
+        forward = [_FUSE[fusion](stages.itrans, forward[1][0], forward[0][1], forward[1][1])]
+    forward.append((stages.otrans, by_name[stages.otrans.name]))
+    weight = [(k, by_name[k.name]) for k in stages.ktrans]
+    kernels = tuple(k for k, _ in (*weight, *forward))
+    return Reconstructed(
+        render_source(CudaSource(cuda.preamble, kernels)),
+        [launch.to_dict() for _, launch in weight],
+        [launch.to_dict() for _, launch in forward],
+        removed,
+    )
