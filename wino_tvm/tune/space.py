@@ -1,0 +1,165 @@
+"""The config space of one workload on one device, pruned by the paper's section 4.3 rules.
+
+Each rule is a named function (wl, cfg, device) -> reason | None, so a test (and `tune space`)
+can show what each one refuses. TVM-free.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from ..config import ELEMENT_BYTES, FRAGMENTS, FUSIONS, DeviceLimits, KernelConfig
+from ..workload import INT8_TILE_SIZES, Conv2dWorkload
+
+# A WMMA accumulator fragment holds 256 elements: 8 per lane, i.e. 8 registers of 32 bits
+# (fp32, int32) or 4 registers when fp16 pairs share one.
+FRAGMENT_ELEMENTS_PER_LANE = 8
+ACCUM_BYTES = {"fp32": 4, "int32": 4, "fp16": 2}
+# A thread has at most 255 registers; the A/B operand fragments, pointers and loop indices need
+# about 60 of them, so accumulators beyond 192 (24 fp32 fragments) spill to local memory.
+ACCUM_REGISTER_CAP = 192
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One point of the space: the workload (with its tile size m) and the kernel config."""
+
+    wl: Conv2dWorkload
+    cfg: KernelConfig
+
+    @property
+    def name(self) -> str:
+        """Folder and record key: '<workload key>-<config name>' (the config name is parseable)."""
+        return f"{self.wl.key}-{self.cfg.name(self.wl)}"
+
+    @classmethod
+    def from_config_name(cls, shape: dict[str, int], config: str) -> Candidate:
+        """Inverse of (wl.shape_dict(), cfg.name(wl)): the config name carries dtype, accum, m."""
+        meta, cfg = KernelConfig.parse(config)
+        dims = {k.lower(): v for k, v in shape.items()}
+        wl = Conv2dWorkload(**dims, dtype=meta["dtype"], m=meta["m"], accum=meta["accum"])
+        return cls(wl, cfg)
+
+
+@dataclass(frozen=True)
+class Axes:
+    """The values each knob takes before pruning."""
+
+    m: tuple[int, ...] = (2, 4)
+    tb_m: tuple[int, ...] = (8, 16, 32, 64, 128)
+    tb_n: tuple[int, ...] = (8, 16, 32, 64, 128)
+    tb_k: tuple[int, ...] = (16, 32, 64, 128)
+    fragments: tuple[tuple[int, int, int], ...] = FRAGMENTS
+    fusions: tuple[str, ...] = FUSIONS
+    # 16-byte copies are legal for every tb_k (a row is >= 16 bytes) and narrower ones only add
+    # instructions, so vec is not tuned by default.
+    vec: tuple[int, ...] = (16,)
+    # The row offset changes which banks the WMMA loads of a fragment's rows hit.
+    pad: tuple[int, ...] = (0, 16)
+
+    def configs(self) -> Iterator[KernelConfig]:
+        for tbm, tbn, tbk, frag, fusion, vec, pad in itertools.product(
+            self.tb_m, self.tb_n, self.tb_k, self.fragments, self.fusions, self.vec, self.pad
+        ):
+            yield KernelConfig(tbm, tbn, tbk, *frag, fusion, vec, pad)
+
+
+DEFAULT_AXES = Axes()
+Rule = Callable[[Conv2dWorkload, KernelConfig, DeviceLimits], str | None]
+
+
+def wmma_divisibility(wl: Conv2dWorkload, cfg: KernelConfig, device: DeviceLimits) -> str | None:
+    """WMMA shape, C/K/tile divisibility, vec and pad legality (KernelConfig.problems)."""
+    problems = cfg.problems(wl)
+    return "; ".join(problems) if problems else None
+
+
+def shared_memory(wl: Conv2dWorkload, cfg: KernelConfig, device: DeviceLimits) -> str | None:
+    """The block's padded V and U slices must fit the opt-in shared memory per block."""
+    smem = cfg.smem_bytes(wl)
+    if smem > device.smem_per_block:
+        return f"shared memory {smem} B > {device.smem_per_block} B per block"
+    return None
+
+
+def l2_residency(wl: Conv2dWorkload, cfg: KernelConfig, device: DeviceLimits) -> str | None:
+    """llc only: the V slices of the resident blocks, Ve*alpha^2*TB_M*TB_K*min(N_TB, N_SM),
+    must stay in L2 until the BGEMM reads them back."""
+    if cfg.fusion != "llc":
+        return None
+    resident = min(cfg.blocks(wl), device.sms)
+    need = ELEMENT_BYTES[wl.dtype] * wl.alpha**2 * cfg.tb_m * cfg.tb_k * resident
+    if need > device.l2_bytes:
+        return f"llc working set {need} B > L2 {device.l2_bytes} B"
+    return None
+
+
+def max_blocks(wl: Conv2dWorkload) -> int:
+    """The most thread blocks any WMMA-legal tiling gives (one fragment per block)."""
+    return max(
+        (wl.ntiles_padded(fm) // fm * (wl.k // fn) for fm, fn, _ in FRAGMENTS if wl.k % fn == 0),
+        default=0,
+    )
+
+
+def sm_fill(wl: Conv2dWorkload, cfg: KernelConfig, device: DeviceLimits) -> str | None:
+    """N_TB >= N_SM, so that no SM idles; a workload too small for that with any tiling needs
+    only as many blocks as its finest tiling gives (else its space would be empty)."""
+    need = min(device.sms, max_blocks(wl))
+    if cfg.blocks(wl) < need:
+        return f"{cfg.blocks(wl)} thread blocks < {need} (SMs: {device.sms})"
+    return None
+
+
+def accumulator_registers(
+    wl: Conv2dWorkload, cfg: KernelConfig, device: DeviceLimits
+) -> str | None:
+    """A warp keeps alpha*(tb_m/frag_m)*(tb_n/frag_n) accumulator fragments live (all alpha_h
+    rows of its tap column); their registers must stay under ACCUM_REGISTER_CAP."""
+    frags = wl.alpha * (cfg.tb_m // cfg.frag_m) * (cfg.tb_n // cfg.frag_n)
+    regs = frags * FRAGMENT_ELEMENTS_PER_LANE * ACCUM_BYTES[wl.accum] // 4
+    if regs > ACCUM_REGISTER_CAP:
+        return f"{frags} accumulator fragments = {regs} registers > {ACCUM_REGISTER_CAP}"
+    return None
+
+
+# Order matters only for which reason a config is counted under (the first that refuses it);
+# divisibility comes first because the other rules assume a legal tiling.
+RULES: tuple[Rule, ...] = (
+    wmma_divisibility, shared_memory, l2_residency, sm_fill, accumulator_registers,
+)
+
+
+def refusal(wl: Conv2dWorkload, cfg: KernelConfig, device: DeviceLimits) -> tuple[str, str] | None:
+    """(rule name, reason) of the first rule that refuses cfg, or None when it is in the space."""
+    for rule in RULES:
+        reason = rule(wl, cfg, device)
+        if reason is not None:
+            return rule.__name__, reason
+    return None
+
+
+def tile_sizes(wl: Conv2dWorkload, axes: Axes) -> tuple[int, ...]:
+    """The axes' m values this dtype supports (int8: m in {2, 4} only)."""
+    return tuple(m for m in axes.m if wl.dtype != "int8" or m in INT8_TILE_SIZES)
+
+
+def config_space(
+    wl: Conv2dWorkload, device: DeviceLimits, axes: Axes = DEFAULT_AXES
+) -> tuple[list[Candidate], Counter[str]]:
+    """Every candidate of wl's shape, dtype and accumulator (m from axes) the rules keep, and how
+    many each rule refused."""
+    kept: list[Candidate] = []
+    refused: Counter[str] = Counter()
+    for m in tile_sizes(wl, axes):
+        wl_m = Conv2dWorkload(wl.n, wl.h, wl.w, wl.c, wl.k, wl.dtype, m, wl.accum)
+        for cfg in axes.configs():
+            verdict = refusal(wl_m, cfg, device)
+            if verdict is None:
+                kept.append(Candidate(wl_m, cfg))
+            else:
+                refused[verdict[0]] += 1
+    return kept, refused
