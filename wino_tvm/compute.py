@@ -81,7 +81,7 @@ def input_transform(x: te.Tensor, wl: Conv2dWorkload, ntiles_multiple: int) -> t
     )
     if not integer:
         return te.compute(v_acc.shape, lambda *i: v_acc(*i).astype(dt.storage), name="V")
-    inv_scale = const_matrix(1.0 / quant.input_tap_scales(wl.m), "V_inv_scale")
+    inv_scale = const_matrix(quant.input_tap_inv_scales(wl.m), "V_inv_scale")
     return te.compute(
         v_acc.shape,
         lambda h, w, t, c: quant.saturate_int8(

@@ -22,6 +22,21 @@ def input_tap_scales(m: int) -> np.ndarray:
     return INPUT_ABSMAX * np.outer(col_l1, col_l1) / QMAX
 
 
+def quantize_input_taps(v: np.ndarray, m: int) -> np.ndarray:
+    """The kernels' V rounding exactly: float32(V) * float32(1/s), round half to even, clamp.
+
+    V is an exact integer below 2^24, so the only rounding before rint is the float32 product.
+    """
+    inv = input_tap_inv_scales(m).reshape(m + 2, m + 2, *([1] * (v.ndim - 2)))
+    prod = v.astype(np.float32) * inv
+    return np.clip(np.rint(prod), -QMAX, QMAX).astype(np.float64)
+
+
+def input_tap_inv_scales(m: int) -> np.ndarray:
+    """float32 1/s[h, w]: the constant the input transform multiplies by."""
+    return (1.0 / input_tap_scales(m)).astype(np.float32)
+
+
 def saturate_int8(value):
     """Round a float32 TE expression to nearest and clamp it to [-127, 127] as int8."""
     from tvm import tirx
@@ -41,7 +56,7 @@ def quantize_reference(x: np.ndarray, w: np.ndarray, m: int) -> np.ndarray:
     d = input_tiles(np.asarray(x, dtype=np.float64), m)
     v = np.einsum("ih,ntsijc,jw->hwntsc", b, d, b)
     s_v = input_tap_scales(m)
-    v_q = np.clip(np.rint(v / s_v[:, :, None, None, None, None]), -QMAX, QMAX)
+    v_q = quantize_input_taps(v, m)
     u = np.einsum("hi,ijck,wj->hwkc", g, np.asarray(w, dtype=np.float64), g)
     s_u = np.maximum(np.abs(u).max(axis=3), MIN_ABSMAX) / QMAX
     u_q = np.clip(np.rint(u / s_u[..., None]), -QMAX, QMAX)
