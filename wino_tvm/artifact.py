@@ -7,10 +7,12 @@ import subprocess
 from dataclasses import asdict
 from pathlib import Path
 
+from reconstructor.barriers import barrier_sites, remove_barriers
 from reconstructor.pipeline import reconstruct
 
 from .codegen import Prototype, generate
 from .config import KernelConfig
+from .errors import WinoError
 from .harness import HarnessSpec, Launch, Workspace, write_artifact
 from .schedule import scheduled_module
 from .tolerance import rel_l2_tolerance
@@ -53,8 +55,28 @@ def _launch(entry: dict) -> Launch:
                   entry["shared_bytes"], tuple(entry["params"]))
 
 
+def drop_barriers(source: str, labels: list[str]) -> str:
+    """Delete barriers labelled 'kernel:index[:call]' (as the GPU sync search records them)."""
+    sites = {(s.kernel, s.index): s for s in barrier_sites(source)}
+    chosen = []
+    for label in labels:
+        kernel, _, rest = label.partition(":")
+        index = rest.split(":")[0]
+        site = sites.get((kernel, int(index))) if index.isdigit() else None
+        if site is None:
+            raise WinoError(f"--drop-barrier {label!r}: no such barrier; the kernels have "
+                            f"{', '.join(f'{k}:{i}' for k, i in sites) or 'none'}")
+        chosen.append(site)
+    return remove_barriers(source, chosen)
+
+
 def build_artifact(
-    wl: Conv2dWorkload, cfg: KernelConfig, out_dir: Path, arch: str = "sm_90", log=print
+    wl: Conv2dWorkload,
+    cfg: KernelConfig,
+    out_dir: Path,
+    arch: str = "sm_90",
+    log=print,
+    dropped_barriers: tuple[str, ...] = (),
 ) -> Path:
     """Generate, reconstruct and write the artifact; returns out_dir/program.cu."""
     cfg.validate(wl)
@@ -63,10 +85,11 @@ def build_artifact(
     log(f"[2/3] reconstructor: fusion={cfg.fusion}")
     launches = [asdict(k) for k in prototype.launches]
     rebuilt = reconstruct(prototype.source, launches, cfg.fusion)
+    kernels = drop_barriers(rebuilt.source, list(dropped_barriers))
     log(f"[3/3] harness: write {out_dir}")
     spec = HarnessSpec(
         wl.n, wl.h, wl.w, wl.c, wl.k, wl.dtype, wl.m, cfg.fusion, cfg.name(wl), commit_id(),
-        rel_l2_tolerance(wl), rebuilt.source, workspaces(wl, cfg),
+        rel_l2_tolerance(wl), kernels, workspaces(wl, cfg),
         tuple(_launch(e) for e in rebuilt.weight_launches),
         tuple(_launch(e) for e in rebuilt.forward_launches),
     )
@@ -82,11 +105,12 @@ def build_artifact(
         "prototype_launches": launches,
         "weight_launches": list(rebuilt.weight_launches),
         "forward_launches": list(rebuilt.forward_launches),
-        "removed_barriers": list(rebuilt.removed_barriers),
+        "removed_barriers": [*rebuilt.removed_barriers,
+                             *(f"{b} deleted (--drop-barrier)" for b in dropped_barriers)],
         "commit": spec.commit,
     }
     return write_artifact(spec, out_dir, {
         PROTOTYPE_FILE: prototype.source,
-        RECONSTRUCTED_FILE: rebuilt.source,
+        RECONSTRUCTED_FILE: kernels,
         CONFIG_FILE: json.dumps(config, indent=2) + "\n",
     })

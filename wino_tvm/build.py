@@ -7,6 +7,7 @@ nvcc is present, and runs it when a GPU is present; otherwise prints the command
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -28,7 +29,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help="none: TVM prototype as generated (4 kernels); syncfree: prototype with "
                         "BGEMM barriers reduced to warp barriers; shmem / llc: ITrans+BGEMM fused "
                         "through shared memory / L2 (PKF)")
-    p.add_argument("--m", type=int, choices=TILE_SIZES, default=4, help="output tile size")
+    p.add_argument("--m", type=int, choices=TILE_SIZES,
+                   help="output tile size (default 4; with --tuning-log, the best logged m)")
     p.add_argument("--accum", help="BGEMM accumulator: fp32 (default) or fp16 for fp16; int32 "
                                    "for int8")
     p.add_argument("--shape", default="1,224,224,64,64",
@@ -41,14 +43,49 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--arch", default="sm_90", choices=sorted(ARCH_DEVICE),
                    help="CUDA architecture to generate and compile for")
     p.add_argument("--out", type=Path, default=Path("artifacts/build"), help="artifact folder")
+    p.add_argument("--tuning-log", type=Path,
+                   help="take the fastest correct config logged for this workload and device "
+                        "(tuning_logs/h100.jsonl); tile and fusion flags are then ignored")
+    p.add_argument("--drop-barrier", action="append", default=[], metavar="KERNEL:INDEX",
+                   help="delete a barrier kept removable by the GPU sync search "
+                        "(reconstructor.sync_search); repeatable")
     p.add_argument("--no-run", action="store_true", help="do not run even if a GPU is present")
     p.add_argument("--checks", type=int, default=3, help="correctness checks (fresh inputs each)")
     return p.parse_args(argv)
 
 
+def _device_name(arch: str) -> str:
+    """The GPU's name when one is present, else the known device of --arch."""
+    from .tune.device import visible_gpus
+
+    gpus = visible_gpus()
+    return gpus[0].name if gpus else KNOWN_DEVICES[ARCH_DEVICE[arch]].name
+
+
+def _tuned(args: argparse.Namespace, accum: str) -> tuple[Conv2dWorkload, KernelConfig] | None:
+    from .tune.best import best_config
+
+    probe = Conv2dWorkload.parse_shape(args.shape, dtype=args.dtype, m=args.m or 4, accum=accum)
+    device = _device_name(args.arch)
+    found = best_config(args.tuning_log, probe, device, m=args.m)
+    if found is None:
+        print(f"note: {args.tuning_log} has no correct record for {probe.key} {args.dtype} on "
+              f"{device}; using the default config")
+        return None
+    cfg, record = found
+    print(f"tuning log: {cfg.name(probe)} at {record['median_us']:.1f} us on {record['device']}")
+    return dataclasses.replace(probe, m=record["m"]), cfg
+
+
 def _config(args: argparse.Namespace) -> tuple[Conv2dWorkload, KernelConfig]:
     accum = args.accum or ACCUMULATORS[args.dtype][0]
-    wl = Conv2dWorkload.parse_shape(args.shape, dtype=args.dtype, m=args.m, accum=accum)
+    if args.tuning_log:
+        tuned = _tuned(args, accum)
+        if tuned is not None:
+            wl, cfg = tuned
+            cfg.validate(wl, KNOWN_DEVICES[ARCH_DEVICE[args.arch]])
+            return wl, cfg
+    wl = Conv2dWorkload.parse_shape(args.shape, dtype=args.dtype, m=args.m or 4, accum=accum)
     try:
         fm, fn, fk = (int(v) for v in args.frag.split("x"))
     except ValueError:
@@ -64,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         wl, cfg = _config(args)
         from .artifact import build_artifact  # imports TVM: only after the cheap checks
 
-        build_artifact(wl, cfg, args.out, args.arch)
+        build_artifact(wl, cfg, args.out, args.arch, dropped_barriers=tuple(args.drop_barrier))
         from .runner import compile_program, detect_arch, run_program
 
         try:
