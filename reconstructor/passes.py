@@ -59,7 +59,7 @@ _VEC_PTR = regex.compile(rf"^\((?P<base>{_BASE})(?: \+ (?P<index>.+))?\)$")
 _SCALAR_PTR = regex.compile(rf"^(?P<base>{_BASE})\[(?P<index>.+)\]$")
 _CAST_BASE = regex.compile(r"^\(\((?P<cast>[\w ]+)\*\)(?P<name>\w+)\)$")
 _SCALAR_BYTES = {"half": 2, "signed char": 1, "unsigned char": 1, "float": 4, "int": 4}
-_VECTOR_BYTES = {"uint4": 16, "int4": 16, "uint2": 8, "int2": 8}
+_VECTOR_BYTES = {"uint4": 16, "int4": 16, "uint2": 8, "int2": 8, "float4": 16, "float2": 8}
 Block = tuple[int, int, int]
 F = TypeVar("F", bound=Callable[..., object])
 

@@ -6,14 +6,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from .errors import ReconstructError
+from .full import fuse_full
 from .identify import identify_stages
 from .launch import Launch, check_launch
 from .passes import SYNCTHREADS, fuse_llc, fuse_shmem, strip_warp_barriers
 from .source import CudaSource, Kernel, render_source, split_kernels
 
 # none: the prototype as TVM wrote it (the paper's "Tuned TVM"); syncfree: plus the BGEMM's
-# block barriers turned into warp barriers; shmem / llc: plus the PKF fusion of ITrans+BGEMM.
-FUSIONS = ("none", "syncfree", "shmem", "llc")
+# block barriers turned into warp barriers; shmem / llc: plus the PKF fusion of ITrans+BGEMM;
+# full: ITrans+BGEMM+OTrans in one kernel (beyond the paper).
+FUSIONS = ("none", "syncfree", "shmem", "llc", "full")
 _FUSE = {"shmem": fuse_shmem, "llc": fuse_llc}
 
 
@@ -49,9 +51,14 @@ def reconstruct(source: str, launches: Sequence[Mapping], fusion: str) -> Recons
         removed = [f"{bgemm.name}: __syncthreads() #{i} -> __syncwarp()"
                    for i in range(stages.bgemm.body.count(SYNCTHREADS))]
         forward[1] = (bgemm, forward[1][1])
+    otrans = (stages.otrans, by_name[stages.otrans.name])
     if fusion in _FUSE:
         forward = [_FUSE[fusion](stages.itrans, forward[1][0], forward[0][1], forward[1][1])]
-    forward.append((stages.otrans, by_name[stages.otrans.name]))
+    if fusion == "full":
+        forward = [fuse_full(stages.itrans, forward[1][0], stages.otrans, forward[0][1],
+                             forward[1][1], otrans[1])]
+    else:
+        forward.append(otrans)
     weight = [(k, by_name[k.name]) for k in stages.ktrans]
     kernels = tuple(k for k, _ in (*weight, *forward))
     return Reconstructed(

@@ -10,8 +10,10 @@ from .workload import Conv2dWorkload
 # WMMA shapes (M, N, K) that exist for both f16 and s8 operands.
 FRAGMENTS = ((16, 16, 16), (32, 8, 16), (8, 32, 16))
 # none: TVM's prototype untouched (the paper's "Tuned TVM"); syncfree: BGEMM barriers reduced to
-# warp barriers; shmem / llc: ITrans+BGEMM fused through shared memory / L2 (PKF).
-FUSIONS = ("none", "syncfree", "shmem", "llc")
+# warp barriers; shmem / llc: ITrans+BGEMM fused through shared memory / L2 (PKF); full:
+# ITrans+BGEMM+OTrans in one kernel, M staged through shared memory (beyond the paper).
+FUSIONS = ("none", "syncfree", "shmem", "llc", "full")
+ACCUMULATOR_BYTES = {"fp32": 4, "fp16": 2, "int32": 4}
 ELEMENT_BYTES = {"fp16": 2, "int8": 1}
 WARP_SIZE = 32
 
@@ -98,10 +100,14 @@ class KernelConfig:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
     def smem_bytes(self, wl: Conv2dWorkload) -> int:
-        """Dynamic shared memory of the BGEMM (or fused) block: padded V and U slices."""
+        """Dynamic shared memory of the BGEMM (or fused) block: padded V and U slices; for full
+        fusion at least the padded M slice, which reuses that memory after the channel loop."""
         ve = ELEMENT_BYTES[wl.dtype]
-        row = self.tb_k * ve + self.pad
-        return wl.alpha * wl.alpha * (self.tb_m + self.tb_n) * row
+        operands = wl.alpha * wl.alpha * (self.tb_m + self.tb_n) * (self.tb_k * ve + self.pad)
+        if self.fusion != "full":
+            return operands
+        acc = ACCUMULATOR_BYTES[wl.accum]
+        return max(operands, wl.alpha * wl.alpha * self.tb_m * (self.tb_n * acc + self.pad))
 
     def blocks(self, wl: Conv2dWorkload) -> int:
         return wl.ntiles_padded(self.tb_m) // self.tb_m * (wl.k // self.tb_n)

@@ -26,22 +26,36 @@ def schedule_itrans(sch: s_tir.Schedule, wl: Conv2dWorkload, cfg: KernelConfig) 
     h, w, t, c = sch.get_loops(v_block)
     t_o, t_i = sch.split(t, [None, cfg.tb_m])
     c_o, c_i = sch.split(c, [None, cfg.tb_k])
-    sch.reorder(t_o, c_o, w, t_i, c_i, h)
+    # Each thread owns one tile and `vec` bytes of channels: its input tile is read with
+    # 16-byte loads (channels are contiguous in NHWC) instead of one 2-byte load per channel.
+    per_thread = cfg.vec // ve
+    while (cfg.tb_m * cfg.tb_k // per_thread) % WARP_SIZE:  # every lane gets whole groups
+        per_thread //= 2
+    c_g, c_v = sch.split(c_i, [None, per_thread])
+    sch.reorder(t_o, c_o, w, t_i, c_g, h, c_v)
     sch.bind(t_o, "blockIdx.x")
     sch.bind(c_o, "blockIdx.y")
     sch.bind(w, "threadIdx.y")
-    _, lane = sch.split(sch.fuse(t_i, c_i), [None, WARP_SIZE])
+    _, lane = sch.split(sch.fuse(t_i, c_g), [None, WARP_SIZE])
     sch.bind(lane, "threadIdx.x")
     sch.unroll(h)
-    lane_depth = len(sch.get_loops(v_block)) - 1  # loops down to and including the lane
-    # One (tile, channel) per thread: its alpha x alpha input tile and partial sums stay in
-    # registers, computed where the thread needs them.
+    # Stores stay scalar: a vector store would retype the shared slice (uint4), which the
+    # reconstructor matches by element, and int8 has no float32x16 CUDA type for the cast.
+    sch.unroll(c_v)
+    lane_depth = len(sch.get_loops(v_block)) - 2  # loops down to and including the lane
+    # The alpha x alpha input tile and the partial sums stay in registers, computed where the
+    # thread needs them; the tile's loads are vectorised over the channels.
     for producer in ("V_acc", "dB", "d"):
         block = sch.get_sblock(producer)
         sch.compute_at(block, lane)
         sch.set_scope(block, 0, "local")
-        for loop in sch.get_loops(block)[lane_depth:]:
+        loops = sch.get_loops(block)[lane_depth:]
+        for loop in loops:
             sch.unroll(loop)
+        # TVM 0.27 prints the zero of an int8 vector select as make_int2(<8 chars>), which
+        # does not compile: int8 tiles are loaded element by element.
+        if producer == "d" and wl.dtype == "fp16":
+            sch.vectorize(loops[-1])
     sch.storage_align(v_block, 0, axis=-2, factor=cfg.tb_k + cfg.pad // ve, offset=0)
 
     sch.reverse_compute_at(store, c_o)

@@ -10,12 +10,10 @@ from __future__ import annotations
 
 from tvm import s_tir
 
-from ..config import WARP_SIZE, KernelConfig
+from ..config import ACCUMULATOR_BYTES, WARP_SIZE, KernelConfig
 from ..workload import Conv2dWorkload
 from .bgemm import SMEM_SCOPE, bind_warp_copy
 from .common import inline_const_matrices
-
-ACC_BYTES = {"fp32": 4, "fp16": 2, "int32": 4}
 
 
 def schedule_otrans(sch: s_tir.Schedule, wl: Conv2dWorkload, cfg: KernelConfig) -> None:
@@ -43,8 +41,8 @@ def schedule_otrans(sch: s_tir.Schedule, wl: Conv2dWorkload, cfg: KernelConfig) 
         sch.set_scope(block, 0, "local")
     copy = sch.cache_read(sch.get_sblock("MA"), 0, SMEM_SCOPE)
     sch.compute_at(copy, k_o)
-    bind_warp_copy(sch, copy, cfg.vec // ACC_BYTES[wl.accum])
-    sch.storage_align(copy, 0, axis=-2, factor=cfg.tb_n + cfg.pad // ACC_BYTES[wl.accum],
+    bind_warp_copy(sch, copy, cfg.vec // ACCUMULATOR_BYTES[wl.accum])
+    sch.storage_align(copy, 0, axis=-2, factor=cfg.tb_n + cfg.pad // ACCUMULATOR_BYTES[wl.accum],
                       offset=0)
     # Channels fastest across lanes: M reads from shared and y writes both coalesce.
     _, warp, lane = sch.split(sch.fuse(t_i, k_i), [None, wl.alpha, WARP_SIZE])

@@ -1,0 +1,208 @@
+"""Full fusion (beyond the paper): ITrans + BGEMM + OTrans in one kernel.
+
+In the sync-free mapping each block already holds every alpha^2 GEMM batch of its TB_M tiles x
+TB_N channels, so after the channel loop it stores its accumulators into shared memory in the
+layout OTrans stages M in, and OTrans's compute part turns them into NHWC outputs. Neither V nor
+M touches global memory. The shared M layout is read off OTrans's own copy (fitted, then checked
+on every element), not assumed.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import regex
+
+from .cblocks import depth_at, enclosing_loops, find_loops, indent_of, line_span, reindent
+from .cexpr import compile_int_expr, identifiers
+from .errors import ReconstructError
+from .identify import BALANCED
+from .launch import Launch, buffer_name
+from .passes import (
+    _ANY_SHARED,
+    _IDENT,
+    _LOCAL_ARRAY,
+    _SCALAR_BYTES,
+    _SHARED_DECL,
+    _VECTOR_BYTES,
+    SYNCTHREADS,
+    _bytes,
+    _copies,
+    _declared,
+    _named,
+    _one,
+    _points,
+    fuse_shmem,
+)
+from .source import Kernel, Param
+
+FULL_KERNEL = "winograd_full_kernel"
+M = "M_ptr"
+PREFIX = "ot_"
+_STORE = regex.compile(
+    BALANCED
+    + r"^(?P<indent>[ ]*)nvcuda::wmma::store_matrix_sync\(\(&\(M_ptr\[(?P<index>.+)\]\)\), "
+    r"(?P<frag>[^,]+), (?P<ld>\d+), nvcuda::wmma::mem_row_major\);$",
+    regex.M,
+)
+_BLOCK_VARS = ("blockIdx.x", "blockIdx.y")
+
+
+@dataclass(frozen=True)
+class _Otrans:
+    """OTrans cut at its one block barrier: stage M in shared memory, then compute y."""
+
+    kernel: Kernel
+    shared: str
+    ctype: str
+    arrays: str
+    compute: str
+    strides: tuple[int, int, int]  # shared elements per tap row h, tap column w, tile row
+
+
+def _affine(expr: str, names: list[str]) -> tuple[int, dict[str, int]]:
+    """(constant, coefficient per name) of an index expression, checked to be affine."""
+    f = compile_int_expr(expr)
+    zero = dict.fromkeys(names, 0)
+    const = f(zero)
+    coef = {n: f({**zero, n: 1}) - const for n in names}
+    for values in itertools.product((0, 1, 3), repeat=len(names)):
+        env = dict(zip(names, values, strict=True))
+        if f(env) != const + sum(coef[n] * env[n] for n in names):
+            raise ReconstructError(f"index {expr!r} is not affine in {names}")
+    return const, coef
+
+
+def _radix(value: int, strides: tuple[int, ...]) -> list[int]:
+    """Digits of value in the mixed radix of strides (largest first, last stride 1)."""
+    digits = []
+    for s in strides:
+        digits.append(value // s)
+        value %= s
+    return digits
+
+
+def _analyse_otrans(otrans: Kernel, block: tuple[int, int, int],
+                    global_strides: tuple[int, int, int]) -> _Otrans:
+    """Cut OTrans at its barrier and fit the shared layout of its M copy."""
+    body = otrans.body
+    decl = _one(list(_SHARED_DECL.finditer(body)), "`extern __shared__` buffer in OTrans")
+    if len(_ANY_SHARED.findall(body)) != 1:
+        raise ReconstructError(f"OTrans declares more shared memory than {decl['name']}")
+    body = body[:decl.start()] + body[decl.end():]
+    arrays = [m for m in _LOCAL_ARRAY.finditer(body) if depth_at(body, m.start()) == 0]
+    for m in reversed(arrays):
+        body = body[:m.start()] + body[m.end():]
+    barriers = [m for m in regex.finditer(regex.escape(SYNCTHREADS), body)
+                if depth_at(body, m.start()) == 0]
+    barrier = _one(barriers, f"top-level {SYNCTHREADS} in OTrans (stage M | compute y)")
+    head, compute = body[:barrier.start()], body[line_span(body, barrier.start())[1]:]
+    if regex.search(rf"(?<![\w.]){M}\b", compute):
+        raise ReconstructError(f"OTrans reads {M} after its barrier; expected only shared M")
+    copy = _one([c for c in _copies(head) if c.src.name == M and c.dst.name == decl["name"]],
+                f"copy {M} -> {decl['name']} in OTrans")
+    width = 1
+    if copy.vtype is not None:
+        width = _bytes(copy.vtype, _VECTOR_BYTES) // _bytes(decl["ctype"], _SCALAR_BYTES)
+    points = {
+        (g + j, s + j)
+        for _, g, s in _points([copy.src.index, copy.dst.index],
+                               enclosing_loops(find_loops(head), copy.start), block,
+                               dict.fromkeys(_BLOCK_VARS, 0))
+        for j in range(width)
+    }
+    # Fit s = a_h h + a_w w + a_t t + k (block (0, 0): tile and channel are block-local).
+    by_digits = {tuple(_radix(g, (*global_strides, 1))): s for g, s in points}
+    try:
+        origin = by_digits[(0, 0, 0, 0)]
+        strides = tuple(by_digits[unit] - origin for unit in ((1, 0, 0, 0), (0, 1, 0, 0),
+                                                              (0, 0, 1, 0)))
+    except KeyError:
+        raise ReconstructError("OTrans's M copy does not cover a whole tap x tile slice") from None
+    if origin != 0 or any(
+        s != sum(a * d for a, d in zip((*strides, 1), digits, strict=True))
+        for digits, s in by_digits.items()
+    ):
+        raise ReconstructError("OTrans's shared M layout is not [h, w, tile, channel] "
+                               "with a fixed row stride")
+    return _Otrans(otrans, decl["name"], decl["ctype"], "".join(m.group() for m in arrays),
+                   compute, strides)
+
+
+def _adapt(ot: _Otrans, text: str, buffer: str, taken: set[str]) -> str:
+    """OTrans text inside the fused kernel: locals prefixed, its shared M rebased onto buffer."""
+    names = _declared(ot.arrays + ot.compute)
+    if any(n.startswith(PREFIX) for n in taken):
+        raise ReconstructError(f"the fused kernel already uses names starting with {PREFIX!r}")
+    if names:
+        pattern = regex.compile(r"(?<![\w.])(?:" + "|".join(sorted(names, reverse=True)) + r")\b")
+        text = pattern.sub(lambda m: PREFIX + m.group(), text)
+    return regex.sub(rf"(?<![\w.]){ot.shared}\b", f"(({ot.ctype}*){buffer})", text)
+
+
+@_named
+def fuse_full(itrans: Kernel, bgemm: Kernel, otrans: Kernel, itrans_launch: Launch,
+              bgemm_launch: Launch, otrans_launch: Launch) -> tuple[Kernel, Launch]:
+    """ITrans+BGEMM as in PKF-Shmem, then accumulators -> shared M -> OTrans -> y."""
+    if otrans_launch.grid != bgemm_launch.grid or otrans_launch.block != bgemm_launch.block:
+        raise ReconstructError(
+            f"OTrans launches {otrans_launch.grid}x{otrans_launch.block}, the BGEMM "
+            f"{bgemm_launch.grid}x{bgemm_launch.block}: the blocks must own the same tiles"
+        )
+    fused, launch = fuse_shmem(itrans, bgemm, itrans_launch, bgemm_launch)
+    body = fused.body
+    store = _one(list(_STORE.finditer(body)), f"store_matrix_sync of the accumulators to {M}")
+    loops = enclosing_loops(find_loops(body), store.start())
+    names = [*_BLOCK_VARS, "threadIdx.y", *(loop.var for loop in loops)]
+    unknown = identifiers(store["index"]) - set(names)
+    if unknown:
+        raise ReconstructError(f"accumulator store index uses {sorted(unknown)}")
+    const, coef = _affine(store["index"], names)
+    ld = int(store["ld"])
+    # Global M is [h, w, tile, channel]: the warp index steps one tap column, the outermost
+    # store loop one tap row (checked below through the fitted layout).
+    global_strides = (coef[loops[0].var] if loops else 0, coef["threadIdx.y"], ld)
+    if not loops or global_strides[0] <= global_strides[1] or global_strides[1] % ld:
+        raise ReconstructError(f"accumulator store strides {global_strides} are not M's")
+    ot = _analyse_otrans(otrans, otrans_launch.block, global_strides)
+    shared_strides = (*ot.strides, 1)
+    buffer = _one(list(_SHARED_DECL.finditer(body)), "shared buffer in the fused kernel")["name"]
+    terms = []
+    for name in names[2:]:
+        digits = _radix(coef[name], (*global_strides, 1))
+        new = sum(a * d for a, d in zip(shared_strides, digits, strict=True))
+        if new:
+            terms.append(f"({new} * {name if '.' not in name else f'((int){name})'})")
+    if _radix(const, (*global_strides, 1)) != [0, 0, 0, 0]:
+        raise ReconstructError(f"accumulator store has a constant offset {const}")
+    index = " + ".join(terms) or "0"
+    new_store = (f"{store['indent']}nvcuda::wmma::store_matrix_sync((&((({ot.ctype}*){buffer})"
+                 f"[{index}])), {store['frag']}, {ot.strides[2]}, nvcuda::wmma::mem_row_major);")
+    outer = loops[0]
+    indent = indent_of(body, outer.start)
+    epilogue_indent = indent_of(otrans.body, 0)
+    tail = _adapt(ot, ot.compute, buffer, set(_IDENT.findall(body)))
+    arrays = _adapt(ot, ot.arrays, buffer, set())
+    stored = body[outer.start:store.start()] + new_store + body[store.end():outer.end]
+    body = (
+        body[:outer.start]
+        + f"{indent}// Full fusion: the M slice reuses the V/U staging memory once every warp\n"
+        + f"{indent}// is done with it; then OTrans reads all alpha^2 taps of each (tile, k).\n"
+        + f"{indent}{SYNCTHREADS}\n"
+        + stored
+        + f"\n{indent}{SYNCTHREADS}\n"
+        + reindent(tail, epilogue_indent, indent)
+        + body[outer.end:]
+    )
+    decl = _one(list(_SHARED_DECL.finditer(body)), "shared buffer in the fused kernel")
+    body = body[:decl.end()] + reindent(arrays, epilogue_indent, indent) + body[decl.end():]
+    params: dict[str, Param] = {}
+    for p in (*fused.params, *otrans.params):
+        if p.name != M:
+            params.setdefault(p.name, p)
+    kernel = Kernel(FULL_KERNEL, bgemm.launch_bounds, tuple(params.values()), body)
+    m_bytes = ot.strides[0] * (bgemm_launch.block[1]) * _bytes(ot.ctype, _SCALAR_BYTES)
+    shared = max(launch.shared_bytes, otrans_launch.shared_bytes, m_bytes)
+    return kernel, Launch(kernel.name, tuple(buffer_name(p.name) for p in kernel.params),
+                          launch.grid, launch.block, shared)

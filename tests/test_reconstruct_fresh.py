@@ -1,0 +1,92 @@
+"""The reconstructor on fresh TVM output for every (dtype, m, TB_M, fusion), compiled by nvcc."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict
+
+import pytest
+
+from reconstructor.barriers import barrier_sites
+from reconstructor.cblocks import find_loops
+from reconstructor.pipeline import FUSIONS, reconstruct
+from wino_tvm.codegen import generate
+from wino_tvm.config import KernelConfig
+from wino_tvm.schedule import scheduled_module
+from wino_tvm.workload import Conv2dWorkload
+
+# N=2 and odd H/W: padded tiles per image and edge tiles; C != K and two channel chunks.
+SHAPE = (2, 11, 13, 32, 48)
+PROTOTYPES = [(d, m, tb_m) for d in ("fp16", "int8") for m in (2, 4) for tb_m in (16, 32)]
+CASES = [(*p, f) for p in PROTOTYPES for f in FUSIONS]
+NVCC = ["nvcc", "-std=c++17", "-O3", "-c", "-gencode", "arch=compute_80,code=sm_80",
+        "-gencode", "arch=compute_90,code=sm_90", "-diag-suppress=177,1046"]
+
+
+@pytest.fixture(scope="module")
+def rebuilt():
+    out = {}
+    for dtype, m, tb_m in PROTOTYPES:
+        wl = Conv2dWorkload(*SHAPE, dtype=dtype, m=m)
+        # The schedules do not depend on the fusion: one prototype serves all five.
+        proto = generate(scheduled_module(wl, KernelConfig(tb_m=tb_m)), "sm_90")
+        launches = [asdict(k) for k in proto.launches]
+        for fusion in FUSIONS:
+            cfg = KernelConfig(tb_m=tb_m, fusion=fusion)
+            out[(dtype, m, tb_m, fusion)] = (wl, cfg, reconstruct(proto.source, launches, fusion))
+    return out
+
+
+def _body(source: str, kernel: str) -> str:
+    head = re.search(rf'^extern "C" __global__ void __launch_bounds__\(\d+\) {kernel}\(.*\{{$',
+                     source, re.M)
+    return source[head.end(): source.index("\n}\n", head.end())]
+
+
+@pytest.mark.parametrize(("dtype", "m", "tb_m", "fusion"), CASES)
+def test_forward_kernels(rebuilt, dtype, m, tb_m, fusion):
+    wl, cfg, r = rebuilt[(dtype, m, tb_m, fusion)]
+    forward = [launch["name"] for launch in r.forward_launches]
+    expected = {"none": 3, "syncfree": 3, "shmem": 2, "llc": 2, "full": 1}[fusion]
+    assert len(forward) == expected
+    gemm = next(k for k in forward if "mma_sync" in _body(r.source, k))
+    fused = _body(r.source, gemm)
+    if fusion in ("shmem", "full"):
+        assert "V_ptr" not in fused  # V never goes through global memory
+    if fusion == "full":
+        params = set(r.forward_launches[0]["params"])
+        assert params == {"x", "U", "y"} | ({"U_scale"} if dtype == "int8" else set())
+        assert "M_ptr" not in fused and "mma_sync" in fused and "y_ptr[" in fused
+        # Block barriers only around the accumulator hand-off, never inside the channel loop.
+        sites = [s.call for s in barrier_sites(r.source) if s.kernel == gemm]
+        assert sites.count("__syncthreads") == 2
+        assert r.forward_launches[0]["shared_bytes"] == cfg.smem_bytes(wl)
+    if fusion != "none":
+        # The channel loop (or the body, with one chunk) up to the accumulator store: the
+        # BGEMM part must hold no block barrier; LLC's ITrans part (before the V copy that
+        # reads V back from L2) keeps its own.
+        loops = [lp for lp in find_loops(fused) if "mma_sync" in fused[lp.start:lp.end]]
+        start, end = (loops[0].start, loops[0].end) if loops else (0, len(fused))
+        channel_loop = fused[start:end].split("store_matrix_sync")[0]
+        if fusion == "llc":
+            channel_loop = channel_loop[channel_loop.rindex("V_ptr"):]
+        assert "__syncthreads" not in channel_loop
+
+
+@pytest.mark.nvcc
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not on PATH")
+def test_every_variant_compiles_sm80_sm90(rebuilt, tmp_path):
+    def build(item):
+        key, (_, _, r) = item
+        src = tmp_path / ("_".join(map(str, key)) + ".cu")
+        src.write_text(r.source)
+        proc = subprocess.run([*NVCC, "-o", str(src.with_suffix(".o")), str(src)],
+                              capture_output=True, text=True)
+        return key, proc.returncode, proc.stderr[-2000:]
+
+    with ThreadPoolExecutor(2) as pool:
+        failures = [(k, err) for k, rc, err in pool.map(build, rebuilt.items()) if rc]
+    assert not failures, failures[:2]
