@@ -2,6 +2,7 @@
 
 python -m wino_tvm.suites prototype --out .gpu/prototype   # issue: Tensor Core prototype
 python -m wino_tvm.suites pkf --out .gpu/pkf               # issue: the paper's PKF variants
+python -m wino_tvm.suites bench --out .gpu/bench           # benchmark: + tuned best per workload
 """
 
 from __future__ import annotations
@@ -39,7 +40,32 @@ def pkf() -> Iterator[tuple[Conv2dWorkload, KernelConfig]]:
                     yield wl, KernelConfig(tb_m=tb_m, fusion=fusion)
 
 
-SUITES = {"prototype": prototype, "pkf": pkf}
+BENCH_WORKLOADS = (
+    (1, 224, 224, 64, 64), (1, 448, 448, 64, 64), (1, 640, 640, 64, 64), (1, 960, 960, 64, 64),
+    (8, 224, 224, 64, 64),
+    *RESNET_N32, (32, 7, 7, 512, 512),
+    (128, 56, 56, 64, 64), (128, 28, 28, 128, 128), (128, 14, 14, 256, 256),
+    (128, 7, 7, 512, 512),
+)
+TUNING_LOG = Path(__file__).resolve().parents[1] / "tuning_logs" / "h100.jsonl"
+
+
+def bench() -> Iterator[tuple[Conv2dWorkload, KernelConfig]]:
+    """Per benchmark workload: the prototype, PKF-Shmem/LLC-16 and the tuned best (H100 log)."""
+    from .tune.best import best_config
+
+    for shape in BENCH_WORKLOADS:
+        for dtype, m in (("fp16", 4), ("int8", 2)):
+            wl = Conv2dWorkload(*shape, dtype=dtype, m=m)
+            for fusion in ("none", "shmem", "llc"):
+                yield wl, KernelConfig(fusion=fusion)
+            found = best_config(TUNING_LOG, wl, "h100")
+            if found is not None:
+                cfg, record = found
+                yield Conv2dWorkload(*shape, dtype=dtype, m=record["m"]), cfg
+
+
+SUITES = {"prototype": prototype, "pkf": pkf, "bench": bench}
 
 
 def main(argv: list[str] | None = None) -> int:
