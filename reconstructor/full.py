@@ -14,21 +14,20 @@ from dataclasses import dataclass
 
 import regex
 
-from .cblocks import depth_at, enclosing_loops, find_loops, indent_of, line_span, reindent
+from .cblocks import enclosing_loops, find_loops, indent_of, line_span, reindent
 from .cexpr import compile_int_expr, identifiers
 from .errors import ReconstructError
 from .identify import BALANCED
 from .launch import Launch, buffer_name
 from .passes import (
-    _ANY_SHARED,
     _IDENT,
-    _LOCAL_ARRAY,
     _SCALAR_BYTES,
     _SHARED_DECL,
     _VECTOR_BYTES,
     SYNCTHREADS,
     _bytes,
     _copies,
+    _cut_at_barrier,
     _declared,
     _named,
     _one,
@@ -86,18 +85,9 @@ def _radix(value: int, strides: tuple[int, ...]) -> list[int]:
 def _analyse_otrans(otrans: Kernel, block: tuple[int, int, int],
                     global_strides: tuple[int, int, int]) -> _Otrans:
     """Cut OTrans at its barrier and fit the shared layout of its M copy."""
-    body = otrans.body
-    decl = _one(list(_SHARED_DECL.finditer(body)), "`extern __shared__` buffer in OTrans")
-    if len(_ANY_SHARED.findall(body)) != 1:
-        raise ReconstructError(f"OTrans declares more shared memory than {decl['name']}")
-    body = body[:decl.start()] + body[decl.end():]
-    arrays = [m for m in _LOCAL_ARRAY.finditer(body) if depth_at(body, m.start()) == 0]
-    for m in reversed(arrays):
-        body = body[:m.start()] + body[m.end():]
-    barriers = [m for m in regex.finditer(regex.escape(SYNCTHREADS), body)
-                if depth_at(body, m.start()) == 0]
-    barrier = _one(barriers, f"top-level {SYNCTHREADS} in OTrans (stage M | compute y)")
-    head, compute = body[:barrier.start()], body[line_span(body, barrier.start())[1]:]
+    staged = _cut_at_barrier(otrans, "OTrans", "stage M | compute y")
+    decl, head = staged.decl, staged.before
+    compute = staged.after[line_span(staged.after, 0)[1]:]  # after the barrier line
     if regex.search(rf"(?<![\w.]){M}\b", compute):
         raise ReconstructError(f"OTrans reads {M} after its barrier; expected only shared M")
     copy = _one([c for c in _copies(head) if c.src.name == M and c.dst.name == decl["name"]],
@@ -126,8 +116,7 @@ def _analyse_otrans(otrans: Kernel, block: tuple[int, int, int],
     ):
         raise ReconstructError("OTrans's shared M layout is not [h, w, tile, channel] "
                                "with a fixed row stride")
-    return _Otrans(otrans, decl["name"], decl["ctype"], "".join(m.group() for m in arrays),
-                   compute, strides)
+    return _Otrans(otrans, decl["name"], decl["ctype"], staged.arrays, compute, strides)
 
 
 def _adapt(ot: _Otrans, text: str, buffer: str, taken: set[str]) -> str:

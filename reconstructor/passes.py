@@ -247,28 +247,45 @@ def _analyse_bgemm(bgemm: Kernel) -> _Bgemm:
     return _Bgemm(bgemm, decl["name"], decl.end(), chunk, chunks, v_copy, inner, u_copy, region)
 
 
-def _analyse_itrans(itrans: Kernel) -> _Itrans:
-    """Cut ITrans into its shared buffer, local arrays, compute part and barrier + store part."""
-    body = itrans.body
-    decl = _one(list(_SHARED_DECL.finditer(body)), "`extern __shared__` buffer in ITrans")
+@dataclass(frozen=True)
+class _Staged:
+    """A transform kernel cut at its one block barrier: the shared buffer's declaration, its
+    top-level local arrays (to hoist), the part before the barrier and the barrier + rest."""
+
+    decl: regex.Match
+    arrays: str
+    before: str
+    after: str
+
+
+def _cut_at_barrier(kernel: Kernel, stage: str, parts: str) -> _Staged:
+    """Split a kernel that stages one shared buffer and has exactly one top-level barrier."""
+    body = kernel.body
+    decl = _one(list(_SHARED_DECL.finditer(body)), f"`extern __shared__` buffer in {stage}")
     if len(_ANY_SHARED.findall(body)) != 1:
-        raise ReconstructError(f"ITrans declares more shared memory than {decl['name']}")
+        raise ReconstructError(f"{stage} declares more shared memory than {decl['name']}")
     body = body[:decl.start()] + body[decl.end():]
     arrays = [m for m in _LOCAL_ARRAY.finditer(body) if depth_at(body, m.start()) == 0]
     for m in reversed(arrays):
         body = body[:m.start()] + body[m.end():]
     barriers = [m for m in regex.finditer(regex.escape(SYNCTHREADS), body)
                 if depth_at(body, m.start()) == 0]
-    barrier = _one(barriers, f"top-level {SYNCTHREADS} in ITrans (compute | store)")
+    barrier = _one(barriers, f"top-level {SYNCTHREADS} in {stage} ({parts})")
     cut = line_span(body, barrier.start())[0]
-    compute, tail = body[:cut], body[cut:]
+    return _Staged(decl, "".join(m.group() for m in arrays), body[:cut], body[cut:])
+
+
+def _analyse_itrans(itrans: Kernel) -> _Itrans:
+    """Cut ITrans into its shared buffer, local arrays, compute part and barrier + store part."""
+    staged = _cut_at_barrier(itrans, "ITrans", "compute | store")
+    decl, compute, tail = staged.decl, staged.before, staged.after
     if regex.search(rf"(?<![\w.]){V}\b", compute) or decl["name"] not in compute:
         raise ReconstructError(f"ITrans's part before its barrier should write only "
                                f"{decl['name']}, not {V}")
     store = _one([c for c in _copies(tail) if c.dst.name == V and c.src.name == decl["name"]],
                  f"copy {decl['name']} -> {V} after ITrans's barrier")
     return _Itrans(itrans, decl["ctype"], decl["name"], int(decl["align"]),
-                   "".join(m.group() for m in arrays), compute, tail, store,
+                   staged.arrays, compute, tail, store,
                    tuple(enclosing_loops(find_loops(tail), store.start)))
 
 

@@ -364,7 +364,10 @@ def test_reconstruct_fused(fusion: str, fused: str) -> None:
 
 
 def test_reconstruct_errors() -> None:
-    with pytest.raises(ReconstructError, match="unknown fusion 'full'"):
+    with pytest.raises(ReconstructError, match="unknown fusion 'magic'"):
+        reconstruct(MINI, MINI_LAUNCHES, "magic")
+    # The hand-written fixture's OTrans predates the BGEMM-shaped OTrans: full fusion says so.
+    with pytest.raises(ReconstructError, match="fuse_full: OTrans launches .* must own the same"):
         reconstruct(MINI, MINI_LAUNCHES, "full")
     with pytest.raises(ReconstructError, match="no launch given for kernel otrans_kernel"):
         reconstruct(MINI, MINI_LAUNCHES[:-1], "none")
