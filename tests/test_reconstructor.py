@@ -13,6 +13,7 @@ from reconstructor.barriers import Site, barrier_sites, remove_barriers
 from reconstructor.cblocks import enclosing_loops, find_loops, matching_brace
 from reconstructor.cexpr import compile_int_expr, constant_term, identifiers
 from reconstructor.errors import ReconstructError
+from reconstructor.full import FULL_KERNEL
 from reconstructor.identify import buffer_access, identify_stages
 from reconstructor.launch import Launch
 from reconstructor.passes import (
@@ -401,11 +402,18 @@ def test_reconstruct_real_prototype(name: str, fusion: str) -> None:
         assert "__syncthreads" not in rebuilt["bgemm_kernel"].body
         assert rebuilt["itrans_kernel"] == itrans
         return
+    if fusion == "full":
+        (only,) = out.forward_launches
+        assert only["name"] == FULL_KERNEL and only["grid"] == by_name["bgemm_kernel"]["grid"]
+        body = rebuilt[FULL_KERNEL].body
+        assert "M_ptr" not in body and "V_ptr" not in body and "y_ptr[" in body
+        assert "it_V_acc_local_ptr[" in body and "ot_Y_tile_local_ptr[" in body
+        return
     fused_name = SHMEM_KERNEL if fusion == "shmem" else LLC_KERNEL
     fused = rebuilt[fused_name]
     assert "mma_sync" in fused.body and "store_matrix_sync" in fused.body
     # ITrans's arithmetic (its local accumulator, its reads of x) is in the fused kernel.
-    assert "it_V_acc_local_ptr[0] = " in fused.body and "x_ptr[" in fused.body
+    assert "it_V_acc_local_ptr[0] = " in fused.body and "x_ptr" in fused.body
     # ITrans's blockIdx.y is the chunk loop variable now (the BGEMM's own is the K block).
     code = regex.sub(r"//.*", "", fused.body)
     assert "blockIdx.y" not in code.split("U_ptr + ")[0]
