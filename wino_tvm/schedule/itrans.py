@@ -26,9 +26,12 @@ def schedule_itrans(sch: s_tir.Schedule, wl: Conv2dWorkload, cfg: KernelConfig) 
     h, w, t, c = sch.get_loops(v_block)
     t_o, t_i = sch.split(t, [None, cfg.tb_m])
     c_o, c_i = sch.split(c, [None, cfg.tb_k])
-    # Each thread owns one tile and `vec` bytes of channels: its input tile is read with
-    # 16-byte loads (channels are contiguous in NHWC) instead of one 2-byte load per channel.
-    per_thread = cfg.vec // ve
+    # fp16: each thread owns one tile and `vec` bytes of channels, so its input tile is read
+    # with 16-byte loads (channels are contiguous in NHWC). int8 loads stay scalar (see the
+    # vectorize note below), and a wider group would only hold alpha^2 x group bytes in
+    # registers (spills): one channel per thread.
+    vectorized = wl.dtype == "fp16"
+    per_thread = cfg.vec // ve if vectorized else 1
     while (cfg.tb_m * cfg.tb_k // per_thread) % WARP_SIZE:  # every lane gets whole groups
         per_thread //= 2
     c_g, c_v = sch.split(c_i, [None, per_thread])
@@ -54,7 +57,7 @@ def schedule_itrans(sch: s_tir.Schedule, wl: Conv2dWorkload, cfg: KernelConfig) 
             sch.unroll(loop)
         # TVM 0.27 prints the zero of an int8 vector select as make_int2(<8 chars>), which
         # does not compile: int8 tiles are loaded element by element.
-        if producer == "d" and wl.dtype == "fp16":
+        if producer == "d" and vectorized:
             sch.vectorize(loops[-1])
     sch.storage_align(v_block, 0, axis=-2, factor=cfg.tb_k + cfg.pad // ve, offset=0)
 
