@@ -51,15 +51,19 @@ TUNING_LOG = Path(__file__).resolve().parents[1] / "tuning_logs" / "h100.jsonl"
 
 
 def bench() -> Iterator[tuple[Conv2dWorkload, KernelConfig]]:
-    """Per benchmark workload: the prototype, PKF-Shmem/LLC-16 and the tuned best (H100 log)."""
+    """Per benchmark workload: the prototype and PKF-Shmem/LLC-16/32 for fp16 and int8, m = 2
+    and 4, plus the tuned best of each dtype from the shipped H100 log."""
     from .tune.best import best_config
 
     for shape in BENCH_WORKLOADS:
-        for dtype, m in (("fp16", 4), ("int8", 2)):
-            wl = Conv2dWorkload(*shape, dtype=dtype, m=m)
-            for fusion in ("none", "shmem", "llc"):
-                yield wl, KernelConfig(fusion=fusion)
-            found = best_config(TUNING_LOG, wl, "h100")
+        for dtype in ("fp16", "int8"):
+            for m in (2, 4):
+                wl = Conv2dWorkload(*shape, dtype=dtype, m=m)
+                yield wl, KernelConfig(fusion="none")
+                for fusion in ("shmem", "llc"):
+                    for tb_m in (16, 32):
+                        yield wl, KernelConfig(tb_m=tb_m, fusion=fusion)
+            found = best_config(TUNING_LOG, Conv2dWorkload(*shape, dtype=dtype), "h100")
             if found is not None:
                 cfg, record = found
                 yield Conv2dWorkload(*shape, dtype=dtype, m=record["m"]), cfg
@@ -73,10 +77,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("suite", choices=sorted(SUITES))
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--arch", default="sm_90")
+    p.add_argument("--shard", default="1/1", help="K/N: build every N-th case from the K-th "
+                                                  "(run N processes to use N cores)")
     args = p.parse_args(argv)
+    try:
+        k, n = (int(v) for v in args.shard.split("/"))
+    except ValueError:
+        k = n = 0
+    if not 1 <= k <= n:
+        print(f"error: --shard {args.shard!r} must be K/N with 1 <= K <= N", file=sys.stderr)
+        return 2
     from .artifact import build_artifact
 
-    cases = list(SUITES[args.suite]())
+    cases = list(SUITES[args.suite]())[k - 1 :: n]
     try:
         for i, (wl, cfg) in enumerate(cases, 1):
             name = f"{wl.key}-{cfg.name(wl)}"
