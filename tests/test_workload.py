@@ -91,7 +91,12 @@ def test_default_accumulator(dtype, default):
     ("dtype", "accum", "m"),
     [
         (dtype, accum, m)
-        for dtype, accum in [("fp32", "fp32"), ("fp16", "fp32"), ("fp16", "fp16"), ("int8", "int32")]
+        for dtype, accum in [
+            ("fp32", "fp32"),
+            ("fp16", "fp32"),
+            ("fp16", "fp16"),
+            ("int8", "int32"),
+        ]
         for m in (2, 4, 6)
         if (dtype, m) != ("int8", 6)  # refused: test_int8_m6_refused
     ],
