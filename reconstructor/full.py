@@ -127,7 +127,8 @@ def _adapt(ot: _Otrans, text: str, buffer: str, taken: set[str]) -> str:
     if names:
         pattern = regex.compile(r"(?<![\w.])(?:" + "|".join(sorted(names, reverse=True)) + r")\b")
         text = pattern.sub(lambda m: PREFIX + m.group(), text)
-    return regex.sub(rf"(?<![\w.]){ot.shared}\b", f"(({ot.ctype}*){buffer})", text)
+    base = f"(({ot.ctype}*)((unsigned char*){buffer}))"
+    return regex.sub(rf"(?<![\w.]){ot.shared}\b", base, text)
 
 
 @_named
@@ -166,8 +167,9 @@ def fuse_full(itrans: Kernel, bgemm: Kernel, otrans: Kernel, itrans_launch: Laun
     if _radix(const, (*global_strides, 1)) != [0, 0, 0, 0]:
         raise ReconstructError(f"accumulator store has a constant offset {const}")
     index = " + ".join(terms) or "0"
-    new_store = (f"{store['indent']}nvcuda::wmma::store_matrix_sync((&((({ot.ctype}*){buffer})"
-                 f"[{index}])), {store['frag']}, {ot.strides[2]}, nvcuda::wmma::mem_row_major);")
+    base = f"(({ot.ctype}*)((unsigned char*){buffer}))"
+    new_store = (f"{store['indent']}nvcuda::wmma::store_matrix_sync((&({base}[{index}])), "
+                 f"{store['frag']}, {ot.strides[2]}, nvcuda::wmma::mem_row_major);")
     outer = loops[0]
     indent = indent_of(body, outer.start)
     epilogue_indent = indent_of(otrans.body, 0)

@@ -188,7 +188,7 @@ class _Bgemm:
     chunks: int
     v_copy: _Copy
     v_loops: tuple[Loop, ...]
-    u_copy: _Copy
+    u_copy: _Copy | None  # None when the B fragments load straight from global memory
     region: tuple[int, int]
 
     def v_copy_points(self, block: Block, bx: int, c: int) -> Iterator[tuple[int, int, int]]:
@@ -229,9 +229,13 @@ def _analyse_bgemm(bgemm: Kernel) -> _Bgemm:
     decl = _one(list(_SHARED_DECL.finditer(body)), "`extern __shared__` buffer in the BGEMM")
     copies = [c for c in _copies(body) if c.dst.name == decl["name"]]
     v_copy = _one([c for c in copies if c.src.name == V], f"copy {V} -> shared memory")
-    u_copy = _one([c for c in copies if c.src.name == U], f"copy {U} -> shared memory")
+    u_copies = [c for c in copies if c.src.name == U]
+    u_copy = _one(u_copies, f"copy {U} -> shared memory") if u_copies else None
     if v_copy.dst.cast is None:
-        raise ReconstructError(f"the V copy does not cast {decl['name']} to its type")
+        # A single staged buffer is declared with its element type instead of as bytes.
+        if decl["ctype"] in ("uchar", "unsigned char"):
+            raise ReconstructError(f"the V copy does not cast {decl['name']} to its type")
+        v_copy = replace(v_copy, dst=replace(v_copy.dst, cast=decl["ctype"]))
     mma = body.find("mma_sync(")
     if mma < 0:
         raise ReconstructError("no mma_sync in the BGEMM")
@@ -242,7 +246,7 @@ def _analyse_bgemm(bgemm: Kernel) -> _Bgemm:
     chunk, chunks = (reduction[-1].var, reduction[-1].extent) if reduction else ("0", 1)
     inner = tuple(around_v[len(reduction):])
     region = (inner[0].start, inner[0].end) if inner else (v_copy.start, v_copy.end)
-    if region[0] <= u_copy.start < region[1]:
+    if u_copy is not None and region[0] <= u_copy.start < region[1]:
         raise ReconstructError("the V and U copies share a loop; cannot replace V's")
     return _Bgemm(bgemm, decl["name"], decl.end(), chunk, chunks, v_copy, inner, u_copy, region)
 
@@ -379,7 +383,7 @@ def _adapt(it: _Itrans, bg: _Bgemm, text: str, byte_offset: int) -> str:
     text = pattern.sub(lambda m: PREFIX + m.group(), text)
     text = _BLOCK_Y.sub(bg.chunk, text)
     return regex.sub(rf"(?<![\w.]){it.shared}\b",
-                     f"(({it.ctype}*)({bg.buffer} + {byte_offset}))", text)
+                     f"(({it.ctype}*)(((unsigned char*){bg.buffer}) + {byte_offset}))", text)
 
 
 def _splice(it: _Itrans, bg: _Bgemm, part: str, keep_v_copy: bool, byte_offset: int,
@@ -423,7 +427,8 @@ def fuse_shmem(itrans: Kernel, bgemm: Kernel, itrans_launch: Launch,
         raise ReconstructError(f"BGEMM stages V as {bg.v_copy.dst.cast}, ITrans as "
                                f"{it.ctype}")
     size = _bytes(it.ctype, _SCALAR_BYTES)
-    v_off, u_off = constant_term(bg.v_copy.dst.index), constant_term(bg.u_copy.dst.index)
+    v_off = constant_term(bg.v_copy.dst.index)
+    u_off = constant_term(bg.u_copy.dst.index) if bg.u_copy is not None else v_off
     # The V slice runs to the U slice when U follows it, else to the end of the buffer.
     v_end = u_off if u_off > v_off else bgemm_launch.shared_bytes // size
     v_bytes = (v_end - v_off) * size

@@ -21,6 +21,8 @@ from wino_tvm.workload import Conv2dWorkload
 # N=2 and odd H/W: padded tiles per image and edge tiles; C != K and two channel chunks.
 SHAPE = (2, 11, 13, 32, 48)
 PROTOTYPES = [(d, m, tb_m) for d in ("fp16", "int8") for m in (2, 4) for tb_m in (16, 32)]
+# The B fragments straight from global memory (no U slice in shared memory): one of each dtype.
+U_L2 = [("fp16", 2, 16), ("int8", 4, 32)]
 CASES = [(*p, f) for p in PROTOTYPES for f in FUSIONS]
 NVCC = ["nvcc", "-std=c++17", "-O3", "-c", "-gencode", "arch=compute_80,code=sm_80",
         "-gencode", "arch=compute_90,code=sm_90", "-diag-suppress=177,1046"]
@@ -32,11 +34,13 @@ def rebuilt():
     for dtype, m, tb_m in PROTOTYPES:
         wl = Conv2dWorkload(*SHAPE, dtype=dtype, m=m)
         # The schedules do not depend on the fusion: one prototype serves all five.
-        proto = generate(scheduled_module(wl, KernelConfig(tb_m=tb_m)), "sm_90")
-        launches = [asdict(k) for k in proto.launches]
-        for fusion in FUSIONS:
-            cfg = KernelConfig(tb_m=tb_m, fusion=fusion)
-            out[(dtype, m, tb_m, fusion)] = (wl, cfg, reconstruct(proto.source, launches, fusion))
+        for u_smem in (True, False) if (dtype, m, tb_m) in U_L2 else (True,):
+            proto = generate(scheduled_module(wl, KernelConfig(tb_m=tb_m, u_smem=u_smem)))
+            launches = [asdict(k) for k in proto.launches]
+            for fusion in FUSIONS:
+                cfg = KernelConfig(tb_m=tb_m, fusion=fusion, u_smem=u_smem)
+                key = (dtype, m, tb_m, fusion) if u_smem else (dtype, m, tb_m, fusion, "ul2")
+                out[key] = (wl, cfg, reconstruct(proto.source, launches, fusion))
     return out
 
 
@@ -49,6 +53,18 @@ def _body(source: str, kernel: str) -> str:
 @pytest.mark.parametrize(("dtype", "m", "tb_m", "fusion"), CASES)
 def test_forward_kernels(rebuilt, dtype, m, tb_m, fusion):
     wl, cfg, r = rebuilt[(dtype, m, tb_m, fusion)]
+    _check_forward(wl, cfg, r, dtype, fusion)
+
+
+@pytest.mark.parametrize(("dtype", "m", "tb_m", "fusion"), [(*p, f) for p in U_L2 for f in FUSIONS])
+def test_forward_kernels_b_from_global(rebuilt, dtype, m, tb_m, fusion):
+    wl, cfg, r = rebuilt[(dtype, m, tb_m, fusion, "ul2")]
+    assert not re.search(r"= \*\(\w+\*\)\(U_ptr \+", r.source)  # no copy of U to shared memory
+    assert "load_matrix_sync(U_wmma_matrix_b_ptr[0], (&(U_ptr[" in r.source
+    _check_forward(wl, cfg, r, dtype, fusion)
+
+
+def _check_forward(wl, cfg, r, dtype, fusion):
     forward = [launch["name"] for launch in r.forward_launches]
     expected = {"none": 3, "syncfree": 3, "shmem": 2, "llc": 2, "full": 1}[fusion]
     assert len(forward) == expected

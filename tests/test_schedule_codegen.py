@@ -124,6 +124,17 @@ def test_refused_configs(shape, dtype, knobs, reason):
         KernelConfig(**knobs).validate(wl, KNOWN_DEVICES["h100"])
 
 
+def test_config_name_round_trip_b_from_global():
+    wl = Conv2dWorkload(1, 8, 8, 32, 64, dtype="fp16", m=4)
+    cfg = KernelConfig(tb_n=64, fusion="full", u_smem=False)
+    assert cfg.name(wl).endswith("-ul2")
+    assert KernelConfig.parse(cfg.name(wl))[1] == cfg
+    # Only the V slice is staged: tb_m rows instead of tb_m + tb_n (full fusion's M slice, which
+    # reuses that memory, can still be the larger).
+    shmem = cfg.with_(fusion="shmem")
+    assert shmem.smem_bytes(wl) * (16 + 64) == shmem.with_(u_smem=True).smem_bytes(wl) * 16
+
+
 def test_config_name_round_trip():
     wl = Conv2dWorkload(1, 8, 8, 32, 32, dtype="int8", m=2)
     cfg = KernelConfig(tb_m=32, tb_n=8, frag_m=32, frag_n=8, fusion="llc")

@@ -40,6 +40,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--tb-k", type=int, default=16, help="input channels per reduction step")
     p.add_argument("--frag", default="16x16x16", help="WMMA fragment MxNxK: 16x16x16, 32x8x16, "
                                                       "8x32x16")
+    p.add_argument("--u-l2", action="store_true",
+                   help="load the BGEMM's B fragments (U) straight from global memory (L2) "
+                        "instead of staging them in shared memory")
     p.add_argument("--arch", default="sm_90", choices=sorted(ARCH_DEVICE),
                    help="CUDA architecture to generate and compile for")
     p.add_argument("--out", type=Path, default=Path("artifacts/build"), help="artifact folder")
@@ -90,7 +93,8 @@ def _config(args: argparse.Namespace) -> tuple[Conv2dWorkload, KernelConfig]:
         fm, fn, fk = (int(v) for v in args.frag.split("x"))
     except ValueError:
         raise WinoError(f"--frag {args.frag!r} must look like 16x16x16") from None
-    cfg = KernelConfig(args.tb_m, args.tb_n, args.tb_k, fm, fn, fk, args.fusion)
+    cfg = KernelConfig(args.tb_m, args.tb_n, args.tb_k, fm, fn, fk, args.fusion,
+                       u_smem=not args.u_l2)
     cfg.validate(wl, KNOWN_DEVICES[ARCH_DEVICE[args.arch]])
     return wl, cfg
 

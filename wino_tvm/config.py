@@ -50,6 +50,7 @@ class KernelConfig:
     fusion: str = "none"
     vec: int = 16  # bytes per vectorised copy lane
     pad: int = 16  # bytes of padding per shared-memory row (bank-conflict offset)
+    u_smem: bool = True  # stage U in shared memory; False: B fragments load from global (L2)
 
     @property
     def fragment(self) -> tuple[int, int, int]:
@@ -69,14 +70,17 @@ class KernelConfig:
                 self.fusion,
                 f"vec{self.vec}",
                 f"pad{self.pad}",
+                *([] if self.u_smem else ["ul2"]),
             ]
         )
 
     @classmethod
     def parse(cls, name: str) -> tuple[dict, KernelConfig]:
         """Inverse of name(): ({'dtype', 'accum', 'm'}, config)."""
+        parts = name.split("-")
+        u_smem = parts[-1] != "ul2"
         try:
-            dtype, accum, m, tbm, tbn, tbk, frag, fusion, vec, pad = name.split("-")
+            dtype, accum, m, tbm, tbn, tbk, frag, fusion, vec, pad = parts[: 10 if u_smem else -1]
             fm, fn, fk = (int(v) for v in frag.removeprefix("frag").split("x"))
             cfg = cls(
                 int(tbm.removeprefix("tbm")),
@@ -88,6 +92,7 @@ class KernelConfig:
                 fusion,
                 int(vec.removeprefix("vec")),
                 int(pad.removeprefix("pad")),
+                u_smem,
             )
         except ValueError:
             raise WinoError(f"{name!r} is not a wino-tvm config name") from None
@@ -103,7 +108,8 @@ class KernelConfig:
         """Dynamic shared memory of the BGEMM (or fused) block: padded V and U slices; for full
         fusion at least the padded M slice, which reuses that memory after the channel loop."""
         ve = ELEMENT_BYTES[wl.dtype]
-        operands = wl.alpha * wl.alpha * (self.tb_m + self.tb_n) * (self.tb_k * ve + self.pad)
+        staged_rows = self.tb_m + (self.tb_n if self.u_smem else 0)
+        operands = wl.alpha * wl.alpha * staged_rows * (self.tb_k * ve + self.pad)
         if self.fusion != "full":
             return operands
         acc = ACCUMULATOR_BYTES[wl.accum]

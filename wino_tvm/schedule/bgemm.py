@@ -36,7 +36,9 @@ def schedule_bgemm(sch: s_tir.Schedule, wl: Conv2dWorkload, cfg: KernelConfig) -
     sch.reverse_compute_at(acc, w)
 
     row_elems = cfg.tb_k + cfg.pad // ve
-    for operand in (0, 1):
+    # U (the weights) is the same for every tile block: without staging, each warp loads its
+    # B fragments straight from global memory (L2-resident), and shared memory holds only V.
+    for operand in (0, 1) if cfg.u_smem else (0,):
         copy = sch.cache_read(mma, operand, SMEM_SCOPE)
         sch.compute_at(copy, c_o)
         bind_warp_copy(sch, copy, cfg.vec // ve)
@@ -49,7 +51,8 @@ def schedule_bgemm(sch: s_tir.Schedule, wl: Conv2dWorkload, cfg: KernelConfig) -
     init = sch.decompose_reduction(mma, c_o)
 
     intrins = wmma_intrins(
-        cfg.fragment, _tvm_dtype(wl.dtype), _tvm_dtype(wl.accum), SMEM_SCOPE, "global"
+        cfg.fragment, _tvm_dtype(wl.dtype), _tvm_dtype(wl.accum), SMEM_SCOPE, "global",
+        SMEM_SCOPE if cfg.u_smem else "global",
     )
     sch.tensorize(sch.get_loops(frag_a)[-2], intrins.load_a)
     sch.tensorize(sch.get_loops(frag_b)[-2], intrins.load_b)

@@ -35,9 +35,16 @@ def _register(name: str, pair) -> str:
 
 
 def wmma_intrins(
-    frag: tuple[int, int, int], in_dtype: str, acc_dtype: str, load_scope: str, store_scope: str
+    frag: tuple[int, int, int],
+    in_dtype: str,
+    acc_dtype: str,
+    load_scope: str,
+    store_scope: str,
+    b_scope: str | None = None,
 ) -> WmmaIntrins:
-    """Register (once) and name the intrinsics; B is U[k, c], i.e. column-major (transposed)."""
+    """Register (once) and name the intrinsics; B is U[k, c], i.e. column-major (transposed),
+    loaded from b_scope (default: load_scope)."""
+    b_scope = b_scope or load_scope
     fm, fn, fk = frag
     shape = f"{fm}x{fn}x{fk}"
     s_in, s_acc = SHORT[in_dtype], SHORT[acc_dtype]
@@ -49,8 +56,8 @@ def wmma_intrins(
             get_wmma_load_intrin(fm, fn, fk, in_dtype, load_scope, False, False),
         ),
         load_b=_register(
-            f"wino_wmma_load_{shape}_{s_in}_b_trans_{load_tag}",
-            get_wmma_load_intrin(fm, fn, fk, in_dtype, load_scope, True, True),
+            f"wino_wmma_load_{shape}_{s_in}_b_trans_{b_scope.replace('.', '_')}",
+            get_wmma_load_intrin(fm, fn, fk, in_dtype, b_scope, True, True),
         ),
         sync=_register(
             f"wino_wmma_sync_{shape}_{s_in}{s_in}{s_acc}_trans",
