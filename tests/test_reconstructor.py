@@ -243,7 +243,7 @@ def test_fuse_shmem() -> None:
     # 1536.. of the BGEMM's buffer, i.e. byte 3072).
     assert "it_acc_local_ptr[1] = (((float)it_condval) * -0x1p+0f" in body
     assert "(((int)c_0) * 16)) + (((int)threadIdx.x) & 15))]" in body
-    assert body.count("((half*)(buf_dyn_shmem_ptr + 3072))[") == 2
+    assert body.count("((half*)(((unsigned char*)buf_dyn_shmem_ptr) + 3072))[") == 2
     # Local arrays hoisted to the top; the U copy and its warp barrier stay.
     assert body.index("alignas(64) float it_acc_local_ptr[2];") < body.index("for (int c_0")
     assert "U_ptr + " in body and body.count("__syncwarp();") == 3
@@ -295,8 +295,8 @@ def test_fuse_llc() -> None:
     assert [p.name for p in fused.params] == ["V_ptr", "x_ptr", "M_ptr", "U_ptr"]
     # ITrans's staging buffer goes after the BGEMM's 6144 bytes.
     assert launch == Launch(LLC_KERNEL, ("V", "x", "M", "U"), (2, 1, 1), (32, 2, 1), 6144 + 3072)
-    assert "((half*)(buf_dyn_shmem_ptr + 6144))[" in body
-    assert "*(uint4*)(((half*)(buf_dyn_shmem_ptr + 6144)) + " in body
+    assert "((half*)(((unsigned char*)buf_dyn_shmem_ptr) + 6144))[" in body
+    assert "*(uint4*)(((half*)(((unsigned char*)buf_dyn_shmem_ptr) + 6144)) + " in body
     # Per chunk: ITrans compute, its barrier, its store to V, our barrier, then the V copy.
     c_loop = next(lp for lp in find_loops(body) if lp.var == "c_0")
     marks = ["for (int it_i_0", "__syncthreads();", "*(uint4*)(V_ptr + ", "__syncthreads();",
