@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_library import SMALL, write_direct_artifact
+from test_library import SMALL, FakeFunction, write_direct_artifact
 
 from wino_tvm import bench, cudnn, report
 from wino_tvm.errors import WinoError
@@ -239,16 +239,6 @@ def test_bench_cli_errors_on_cpu(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 
 
 # ---- cuDNN helper glue ----------------------------------------------------------------------
-class FakeFunction:
-    def __init__(self, result: object) -> None:
-        self.result, self.calls = result, []
-        self.restype = self.argtypes = None
-
-    def __call__(self, *args: object) -> object:
-        self.calls.append(args)
-        return self.result
-
-
 class FakeCreate(FakeFunction):
     """cc_create: stores a plan handle through its last (byref) argument, as the C side does."""
 

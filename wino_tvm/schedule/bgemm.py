@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from tvm import s_tir
 
+from ..compute import StageDtypes
 from ..config import ELEMENT_BYTES, WARP_SIZE, KernelConfig
 from ..workload import Conv2dWorkload
 from .intrin import wmma_intrins
@@ -50,8 +51,9 @@ def schedule_bgemm(sch: s_tir.Schedule, wl: Conv2dWorkload, cfg: KernelConfig) -
     sch.compute_at(frag_b, c_f)
     init = sch.decompose_reduction(mma, c_o)
 
+    dtypes = StageDtypes.of(wl)
     intrins = wmma_intrins(
-        cfg.fragment, _tvm_dtype(wl.dtype), _tvm_dtype(wl.accum), SMEM_SCOPE, "global",
+        cfg.fragment, dtypes.storage, dtypes.accum, SMEM_SCOPE, "global",
         SMEM_SCOPE if cfg.u_smem else "global",
     )
     sch.tensorize(sch.get_loops(frag_a)[-2], intrins.load_a)
@@ -76,7 +78,3 @@ def bind_warp_copy(sch: s_tir.Schedule, copy: s_tir.SBlockRV, vec_elems: int) ->
     _, lane, vec = sch.split(sch.fuse(ax_h, ax_row, ax_col), [None, WARP_SIZE, vec_elems])
     sch.bind(lane, "threadIdx.x")
     sch.vectorize(vec)
-
-
-def _tvm_dtype(dtype: str) -> str:
-    return {"fp16": "float16", "int8": "int8", "fp32": "float32", "int32": "int32"}[dtype]
