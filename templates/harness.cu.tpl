@@ -1,6 +1,7 @@
 // Standalone benchmark and correctness check for one generated 3x3 convolution.
 // Rendered by wino_tvm/harness.py; build: nvcc -std=c++17 -O3 -arch=sm_XX program.cu
-// Conv: x[N,H,W,C] (NHWC) * w[3,3,C,K] (HWIO) -> y[N,H,W,K], stride 1, zero padding 1.
+// Conv: x[N,H,W,C] (NHWC) * w[3,3,C,K] (HWIO) -> y[N,H,W,K], stride 1, zero padding 1, then
+// the fused epilogue y = relu(conv + bias[k] + residual[n,h,w,k]) with the parts it names.
 // Usage: wino_bench [--seed S] [--checks K] [--warmup W] [--iters I] [--no-time]
 // Progress goes to stderr; the last stdout line is one JSON record.
 #include <cuda_runtime.h>
@@ -34,11 +35,18 @@ static constexpr long long kWCount = 9 * kC * kK;
 static constexpr long long kYCount = kN * kH * kW * kK;
 static constexpr int kM = {{M}};
 static constexpr double kTolerance = {{TOLERANCE}};
+static constexpr bool kBias = {{EPILOGUE_BIAS}};
+static constexpr bool kResidual = {{EPILOGUE_RESIDUAL}};
+static constexpr bool kRelu = {{EPILOGUE_RELU}};
+// bias and residual are drawn from [-kEpilogueScale, kEpilogueScale]: the size of the
+// convolution's outputs, so that a dropped epilogue term fails the check by far.
+static constexpr float kEpilogueScale = {{EPILOGUE_SCALE}};
 // JSON-encoded strings for the record.
 static const char* const kDtypeJson = {{DTYPE_JSON}};
 static const char* const kFusionJson = {{FUSION_JSON}};
 static const char* const kConfigJson = {{CONFIG_JSON}};
 static const char* const kCommitJson = {{COMMIT_JSON}};
+static const char* const kEpilogueJson = {{EPILOGUE_JSON}};
 
 static void wb_check(cudaError_t err, const char* what, const char* file, int line) {
   if (err != cudaSuccess) {
@@ -77,6 +85,7 @@ static void weight_transform([[maybe_unused]] IN_T* w, [[maybe_unused]] cudaStre
 
 // Once per convolution call; this is what is timed.
 static void forward([[maybe_unused]] IN_T* x, [[maybe_unused]] IN_T* w,
+                    [[maybe_unused]] OUT_T* bias, [[maybe_unused]] OUT_T* residual,
                     [[maybe_unused]] OUT_T* y, cudaStream_t stream) {
 {{FORWARD_BODY}}
 }
@@ -100,12 +109,28 @@ __device__ inline void wb_set_random(signed char* p, unsigned long long bits) {
   *p = (signed char)((int)(bits % 255ull) - 127);
 }
 
+// Uniform in [-scale, scale], for the epilogue's bias and residual (output type).
+__device__ inline void wb_set_scaled(half* p, unsigned long long bits, float scale) {
+  *p = __float2half_rn(scale * (2.0f * (float)(bits >> 40) * 0x1p-24f - 1.0f));
+}
+__device__ inline void wb_set_scaled(float* p, unsigned long long bits, float scale) {
+  *p = scale * (2.0f * (float)(bits >> 40) * 0x1p-24f - 1.0f);
+}
+
 // Counter-based: element i gets splitmix64(key + i), so any launch shape gives the same data.
 template <typename T>
 __global__ void wb_fill_random(T* p, long long n, unsigned long long key) {
   const long long stride = (long long)gridDim.x * blockDim.x;
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
     wb_set_random(p + i, wb_splitmix64(key + (unsigned long long)i));
+  }
+}
+
+template <typename T>
+__global__ void wb_fill_scaled(T* p, long long n, unsigned long long key, float scale) {
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+    wb_set_scaled(p + i, wb_splitmix64(key + (unsigned long long)i), scale);
   }
 }
 
@@ -119,15 +144,23 @@ static void wb_fill(IN_T* p, long long n, unsigned long long seed, unsigned long
   WB_CHECK_LAUNCH("wb_fill_random");
 }
 
+static void wb_fill_epilogue(OUT_T* p, long long n, unsigned long long seed,
+                             unsigned long long salt, cudaStream_t stream) {
+  const unsigned long long key = wb_splitmix64(wb_splitmix64(seed) ^ salt);
+  wb_fill_scaled<<<wb_blocks(n), 256, 0, stream>>>(p, n, key, kEpilogueScale);
+  WB_CHECK_LAUNCH("wb_fill_scaled");
+}
+
 // ---- reference ------------------------------------------------------------------------------
 __device__ inline double wb_to_double(half v) { return (double)__half2float(v); }
 __device__ inline double wb_to_double(signed char v) { return (double)v; }
 __device__ inline double wb_to_double(float v) { return (double)v; }
 
-// Direct convolution in float64: exact for int8 inputs, and for fp16 inputs the error is far
-// below any kernel's.
+// Direct convolution in float64 (exact for int8 inputs, and for fp16 inputs the error is far
+// below any kernel's), then the epilogue in float64.
 __global__ void wb_reference_conv(const IN_T* __restrict__ x, const IN_T* __restrict__ w,
-                                  double* __restrict__ ref) {
+                                  const OUT_T* __restrict__ bias,
+                                  const OUT_T* __restrict__ residual, double* __restrict__ ref) {
   const long long stride = (long long)gridDim.x * blockDim.x;
   for (long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x; idx < kYCount;
        idx += stride) {
@@ -150,6 +183,9 @@ __global__ void wb_reference_conv(const IN_T* __restrict__ x, const IN_T* __rest
         for (long long c = 0; c < kC; ++c) acc += wb_to_double(xp[c]) * wb_to_double(wp[c * kK]);
       }
     }
+    if (kBias) acc += wb_to_double(bias[k]);
+    if (kResidual) acc += wb_to_double(residual[idx]);
+    if (kRelu) acc = acc > 0.0 ? acc : 0.0;
     ref[idx] = acc;
   }
 }
@@ -266,12 +302,18 @@ int main(int argc, char** argv) {
 
   const size_t x_bytes = sizeof(IN_T) * (size_t)kXCount;
   const size_t y_bytes = sizeof(OUT_T) * (size_t)kYCount;
+  // The residual has y's shape and type; epilogue inputs are allocated only when used.
+  const size_t r_bytes = kResidual ? y_bytes : 0;
   IN_T* x = nullptr;
   IN_T* w = nullptr;
   OUT_T* y = nullptr;
+  OUT_T* bias = nullptr;
+  OUT_T* residual = nullptr;
   WB_CHECK(cudaMalloc(&x, x_bytes));
   WB_CHECK(cudaMalloc(&w, sizeof(IN_T) * (size_t)kWCount));
   WB_CHECK(cudaMalloc(&y, y_bytes));
+  if (kBias) WB_CHECK(cudaMalloc(&bias, sizeof(OUT_T) * (size_t)kK));
+  if (kResidual) WB_CHECK(cudaMalloc(&residual, r_bytes));
 
   // ---- correctness: fresh x and w per check, y poisoned so unwritten outputs stay NaN ----
   double* ref_dev = nullptr;
@@ -285,12 +327,14 @@ int main(int argc, char** argv) {
     const unsigned long long seed = opt.seed + (unsigned long long)check;
     wb_fill(x, kXCount, seed, 1, stream);
     wb_fill(w, kWCount, seed, 2, stream);
+    if (kBias) wb_fill_epilogue(bias, kK, seed, 3, stream);
+    if (kResidual) wb_fill_epilogue(residual, kYCount, seed, 4, stream);
     WB_CHECK(cudaMemsetAsync(y, 0xFF, y_bytes, stream));
     weight_transform(w, stream);
-    forward(x, w, y, stream);
+    forward(x, w, bias, residual, y, stream);
     WB_CHECK(cudaDeviceSynchronize());
 
-    wb_reference_conv<<<wb_blocks(kYCount), 256, 0, stream>>>(x, w, ref_dev);
+    wb_reference_conv<<<wb_blocks(kYCount), 256, 0, stream>>>(x, w, bias, residual, ref_dev);
     WB_CHECK_LAUNCH("wb_reference_conv");
     wb_output_to_double<<<wb_blocks(kYCount), 256, 0, stream>>>(y, y_dev);
     WB_CHECK_LAUNCH("wb_output_to_double");
@@ -312,11 +356,11 @@ int main(int argc, char** argv) {
   WB_CHECK(cudaFree(ref_dev));
   WB_CHECK(cudaFree(y_dev));
 
-  // ---- timing: rotate through R copies of x and y so that they do not sit in L2 ----
+  // ---- timing: rotate through R copies of x, y (and residual) so they do not sit in L2 ----
   double median_us = NAN, min_us = NAN, mean_us = NAN;
   long long rotate = 0, timed_iters = 0;
   if (opt.time) {
-    const size_t pair_bytes = x_bytes + y_bytes;
+    const size_t pair_bytes = x_bytes + y_bytes + r_bytes;
     rotate = std::clamp<long long>(
         ((long long)2 * prop.l2CacheSize + (long long)pair_bytes - 1) / (long long)pair_bytes, 1, 64);
     size_t free_bytes = 0, total_bytes = 0;
@@ -325,15 +369,22 @@ int main(int argc, char** argv) {
     rotate = std::min(rotate, 1 + (long long)(free_bytes / 10 * 9 / pair_bytes));
     std::vector<IN_T*> xs((size_t)rotate, x);
     std::vector<OUT_T*> ys((size_t)rotate, y);
+    std::vector<OUT_T*> rs((size_t)rotate, residual);
     for (long long r = 1; r < rotate; ++r) {
       WB_CHECK(cudaMalloc(&xs[r], x_bytes));
       WB_CHECK(cudaMalloc(&ys[r], y_bytes));
       wb_fill(xs[r], kXCount, opt.seed, 100 + (unsigned long long)r, stream);
+      if (kResidual) {
+        WB_CHECK(cudaMalloc(&rs[r], r_bytes));
+        wb_fill_epilogue(rs[r], kYCount, opt.seed, 200 + (unsigned long long)r, stream);
+      }
     }
     fprintf(stderr, "timing: rotate=%lld warmup=%lld iters=%lld\n", rotate, opt.warmup, opt.iters);
 
     weight_transform(w, stream);
-    for (long long i = 0; i < opt.warmup; ++i) forward(xs[i % rotate], w, ys[i % rotate], stream);
+    for (long long i = 0; i < opt.warmup; ++i) {
+      forward(xs[i % rotate], w, bias, rs[i % rotate], ys[i % rotate], stream);
+    }
     std::vector<cudaEvent_t> starts((size_t)opt.iters), stops((size_t)opt.iters);
     for (long long i = 0; i < opt.iters; ++i) {
       WB_CHECK(cudaEventCreate(&starts[i]));
@@ -341,7 +392,7 @@ int main(int argc, char** argv) {
     }
     for (long long i = 0; i < opt.iters; ++i) {
       WB_CHECK(cudaEventRecord(starts[i], stream));
-      forward(xs[i % rotate], w, ys[i % rotate], stream);
+      forward(xs[i % rotate], w, bias, rs[i % rotate], ys[i % rotate], stream);
       WB_CHECK(cudaEventRecord(stops[i], stream));
     }
     WB_CHECK(cudaDeviceSynchronize());
@@ -365,6 +416,7 @@ int main(int argc, char** argv) {
     for (long long r = 1; r < rotate; ++r) {
       WB_CHECK(cudaFree(xs[r]));
       WB_CHECK(cudaFree(ys[r]));
+      if (kResidual) WB_CHECK(cudaFree(rs[r]));
     }
     fprintf(stderr, "forward: median %.2f us, min %.2f us, mean %.2f us\n", median_us, min_us,
             mean_us);
@@ -376,17 +428,19 @@ int main(int argc, char** argv) {
   WB_CHECK(cudaFree(x));
   WB_CHECK(cudaFree(w));
   WB_CHECK(cudaFree(y));
+  if (kBias) WB_CHECK(cudaFree(bias));
+  if (kResidual) WB_CHECK(cudaFree(residual));
   wb_free_workspaces();
   WB_CHECK(cudaStreamDestroy(stream));
 
   printf("{\"device\": %s, \"sm\": \"sm_%d%d\", "
          "\"workload\": {\"N\": %lld, \"H\": %lld, \"W\": %lld, \"C\": %lld, \"K\": %lld}, "
-         "\"dtype\": %s, \"m\": %d, \"fusion\": %s, \"config\": %s, "
+         "\"dtype\": %s, \"m\": %d, \"fusion\": %s, \"config\": %s, \"epilogue\": %s, "
          "\"median_us\": %s, \"min_us\": %s, \"mean_us\": %s, \"iters\": %lld, \"rotate\": %s, "
          "\"tflops\": %s, \"rel_l2_err\": %s, \"max_abs_err\": %s, \"nonfinite\": %lld, "
          "\"tolerance\": %s, \"checks\": %lld, \"seed\": %llu, \"correct\": %s, \"commit\": %s}\n",
          wb_json_string(prop.name).c_str(), prop.major, prop.minor, kN, kH, kW, kC, kK,
-         kDtypeJson, kM, kFusionJson, kConfigJson, wb_json_number(median_us).c_str(),
+         kDtypeJson, kM, kFusionJson, kConfigJson, kEpilogueJson, wb_json_number(median_us).c_str(),
          wb_json_number(min_us).c_str(), wb_json_number(mean_us).c_str(), timed_iters,
          opt.time ? std::to_string(rotate).c_str() : "null", wb_json_number(tflops).c_str(),
          wb_json_number(worst.rel_l2).c_str(), wb_json_number(worst.max_abs).c_str(),

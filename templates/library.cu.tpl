@@ -1,7 +1,9 @@
 // Shared-library build of one generated 3x3 convolution, with a small C ABI (ctypes, PyTorch).
 // Rendered by wino_tvm/library.py; build:
 //   nvcc -shared -Xcompiler -fPIC -Xcompiler -fvisibility=hidden -O3 -arch=sm_XX library.cu
-// Conv: x[N,H,W,C] (NHWC) * w[3,3,C,K] (HWIO) -> y[N,H,W,K], stride 1, zero padding 1.
+// Conv: x[N,H,W,C] (NHWC) * w[3,3,C,K] (HWIO) -> y[N,H,W,K], stride 1, zero padding 1, then
+// the epilogue it was built with (wino_describe's "epilogue"): y = relu(conv + bias + residual),
+// bias[K] and residual[N,H,W,K] of y's type. Parts it was built without take NULL.
 // Every entry point returns a cudaError_t as int (0 = success); wino_error_string names it.
 // The caller owns all memory: one workspace of wino_workspace_bytes(), 256-byte aligned (as
 // cudaMalloc and PyTorch's allocator return), which wino_weight_transform fills and
@@ -83,12 +85,19 @@ WB_API int wino_weight_transform(const void* wb_w, void* wb_workspace, cudaStrea
   return cudaSuccess;
 }
 
-// Once per convolution: y = conv(x, w) with the weights wino_weight_transform left in the
-// workspace.
-WB_API int wino_forward(const void* wb_x, void* wb_y, void* wb_workspace, cudaStream_t stream) {
+// Once per convolution: y = epilogue(conv(x, w)) with the weights wino_weight_transform left in
+// the workspace. bias and residual must be non-NULL exactly when the epilogue reads them.
+WB_API int wino_forward(const void* wb_x, const void* wb_bias, const void* wb_residual,
+                        void* wb_y, void* wb_workspace, cudaStream_t stream) {
   WB_CHECK(wb_check_workspace(wb_workspace));
+  if ((wb_bias != nullptr) != {{EPILOGUE_BIAS}} ||
+      (wb_residual != nullptr) != {{EPILOGUE_RESIDUAL}}) {
+    return cudaErrorInvalidValue;
+  }
   WB_CHECK(wb_configure_kernels());
   [[maybe_unused]] IN_T* x = static_cast<IN_T*>(const_cast<void*>(wb_x));
+  [[maybe_unused]] OUT_T* bias = static_cast<OUT_T*>(const_cast<void*>(wb_bias));
+  [[maybe_unused]] OUT_T* residual = static_cast<OUT_T*>(const_cast<void*>(wb_residual));
   [[maybe_unused]] OUT_T* y = static_cast<OUT_T*>(wb_y);
   [[maybe_unused]] char* wb_base = static_cast<char*>(wb_workspace);
 {{WORKSPACE_POINTERS}}

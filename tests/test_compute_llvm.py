@@ -12,6 +12,7 @@ The numbers quoted next to the tolerances were measured with exactly these shape
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 
 import numpy as np
@@ -351,6 +352,50 @@ def test_otrans_stage(cfg, shape_id):
     # float32 math: measured 4.0e-6 (fp32, m=6: A has entries up to 32), 2.4e-6 (int8, m=4);
     # fp16 adds the output rounding, at most 2^-11 (measured 4.4e-4 in all).
     tol = 2.0**-11 + 1.5e-5 if dtype == "fp16" else 1.5e-5
+    assert max_rel <= tol, max_rel
+
+
+EPILOGUES = [("bias",), ("relu",), ("bias", "residual", "relu")]
+
+
+@pytest.mark.parametrize("epilogue", EPILOGUES, ids=",".join)
+@pytest.mark.parametrize("cfg", [("fp16", "fp32", 4), ("fp32", "fp32", 2), ("int8", "int32", 2)],
+                         ids=_config_id)
+def test_otrans_epilogue(cfg, epilogue):
+    """OTrans with a fused epilogue: relu(A^T M A + bias + residual) against float64 numpy."""
+    dtype, accum, m = cfg
+    shape_id = "n2h7w9c16k8"
+    r = _winograd(dtype, accum, m, shape_id)
+    wl = dataclasses.replace(r["wl"], epilogue=epilogue)
+    st = winograd_stages(wl, NTILES_MULTIPLE)
+    assert [t.op.name for t in st.epilogue_in] == [op for op in epilogue if op != "relu"]
+    ex = tvm.compile(tvm.IRModule({"otrans": st.prim_funcs()["otrans"]}), target="llvm")
+    dev = tvm.cpu()
+    rng = _stable_rng(f"epilogue-{','.join(epilogue)}-{m}", dtype, shape_id)
+    out_np = str(st.y.dtype)
+    # Scaled like the output, so that a missing term shows far above the tolerance.
+    scale = float(np.abs(r["y"]).mean())
+    extra = {"bias": rng.uniform(-scale, scale, wl.k).astype(out_np),
+             "residual": rng.uniform(-scale, scale, r["y"].shape).astype(out_np)}
+    inputs = [tvm.runtime.tensor(extra[t.op.name], dev) for t in st.epilogue_in]
+    y = _poisoned(st.y, rng)
+    scales = [tvm.runtime.tensor(r["U_scale"], dev)] if dtype == "int8" else []
+    ex["otrans"](tvm.runtime.tensor(r["M"], dev), *scales, *inputs, y)
+    mm = r["M"].astype(np.float64)
+    if dtype == "int8":
+        mm = mm * quant.input_tap_scales(m)[:, :, None, None] * r["U_scale"][:, :, None, :]
+    ref = _otrans_reference(mm, wl)
+    for op in ("bias", "residual"):
+        if op in epilogue:
+            ref = ref + extra[op].astype(np.float64)
+    if "relu" in epilogue:
+        ref = np.maximum(ref, 0.0)
+        assert np.count_nonzero(ref == 0) > ref.size // 4  # relu really clips
+    got = y.numpy()
+    assert np.all(np.isfinite(got)), "output still holds NaN poison"
+    # Same budget as test_otrans_stage, relative to max|ref|.
+    tol = 2.0**-11 + 1.5e-5 if dtype == "fp16" else 1.5e-5
+    max_rel, _ = _metrics(got, ref)
     assert max_rel <= tol, max_rel
 
 

@@ -82,6 +82,7 @@ EXPECTED_PLACEHOLDERS = {
     "DTYPE_JSON", "FUSION_JSON", "CONFIG_JSON", "COMMIT_JSON",
     "WORKSPACE_DECLS", "WORKSPACE_ALLOC", "WORKSPACE_FREE", "KERNEL_ATTRS",
     "WEIGHT_TRANSFORM_BODY", "FORWARD_BODY",
+    "EPILOGUE_BIAS", "EPILOGUE_RESIDUAL", "EPILOGUE_RELU", "EPILOGUE_SCALE", "EPILOGUE_JSON",
 }
 
 
@@ -102,6 +103,21 @@ def test_render_fills_everything(dtype: str, in_t: str, out_t: str) -> None:
         assert re.search(rf"constexpr (long long|int) {name} = {value};", text)
     assert f'kDtypeJson = "\\"{dtype}\\"";' in text
     assert "extern \"C\" __global__ void direct_conv(" in text
+
+
+@pytest.mark.parametrize(("epilogue", "flags"), [
+    ((), (False, False, False)),
+    (("bias", "relu"), (True, False, True)),
+    (("bias", "residual", "relu"), (True, True, True)),
+])
+def test_epilogue_flags_and_scale(epilogue: tuple, flags: tuple) -> None:
+    text = harness.render_harness(make_spec(epilogue=epilogue))
+    for name, on in zip(("kBias", "kResidual", "kRelu"), flags, strict=True):
+        assert f"static constexpr bool {name} = {str(on).lower()};" in text
+    assert f'kEpilogueJson = "\\"{",".join(epilogue)}\\""' in text
+    # fp16 data in [-1, 1], C=16: the outputs' standard deviation is sqrt(9*16)/3 = 4.
+    assert "static constexpr float kEpilogueScale = 4.000000000e+00f;" in text
+    assert harness.epilogue_scale("int8", 64) == pytest.approx(127**2 * 8)
 
 
 def test_launch_text() -> None:
@@ -175,6 +191,12 @@ def test_launch_lists_become_tuples() -> None:
         ({"tolerance": float("nan")}, "tolerance"),
         ({"forward_launches": ()}, "forward_launches is empty"),
         ({"workspaces": ()}, r"unknown buffers \['wt'\]"),
+        ({"epilogue": ("gelu",)}, "unknown epilogue ops"),
+        (
+            # bias is a forward buffer only when the epilogue reads it.
+            {"forward_launches": (Launch("direct_conv", (1, 1, 1), (1, 1, 1), 0, ("x", "bias")),)},
+            r"unknown buffers \['bias'\]",
+        ),
         ({"workspaces": (Workspace("wt", "half", 1), Workspace("wt", "half", 1))}, "duplicate"),
         (
             {"forward_launches": (Launch("nope", (1, 1, 1), (1, 1, 1), 0, ("x",)),)},

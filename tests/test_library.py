@@ -141,7 +141,8 @@ def test_describe_json() -> None:
         "workload": {"N": 2, "H": 8, "W": 8, "C": 16, "K": 32},
         "dtype": "int8", "x_type": "int8_t", "w_type": "int8_t", "y_type": "float",
         "layout": {"x": "NHWC", "w": "HWIO", "y": "NHWK"},
-        "m": 4, "fusion": "none", "config": "direct-int8", "tolerance": 1e-6, "commit": "abc123",
+        "m": 4, "fusion": "none", "config": "direct-int8", "epilogue": [], "tolerance": 1e-6,
+            "commit": "abc123",
     }
 
 
@@ -225,9 +226,11 @@ class FakeFunction:
 
 
 class FakeLibrary:
-    def __init__(self, status: int = 0, abi_version: int = ABI_VERSION) -> None:
+    def __init__(self, status: int = 0, abi_version: int = ABI_VERSION,
+                 epilogue: tuple[str, ...] = ()) -> None:
         self.wino_workspace_bytes = FakeFunction(4096)
-        self.wino_describe = FakeFunction(json.dumps({"abi_version": abi_version}).encode())
+        self.wino_describe = FakeFunction(
+            json.dumps({"abi_version": abi_version, "epilogue": list(epilogue)}).encode())
         self.wino_error_string = FakeFunction(b"an illegal memory access was encountered")
         self.wino_weight_transform = FakeFunction(status)
         self.wino_forward = FakeFunction(status)
@@ -236,7 +239,7 @@ class FakeLibrary:
 def test_wrapper_glue_with_fake_library() -> None:
     fake = FakeLibrary()
     lib = WinoLibrary("libfake.so", cdll=fake)
-    assert fake.wino_forward.argtypes == [ctypes.c_void_p] * 4
+    assert fake.wino_forward.argtypes == [ctypes.c_void_p] * 6
     assert fake.wino_forward.restype is ctypes.c_int
     assert fake.wino_weight_transform.argtypes == [ctypes.c_void_p] * 3
     assert fake.wino_workspace_bytes.restype is ctypes.c_size_t
@@ -244,7 +247,19 @@ def test_wrapper_glue_with_fake_library() -> None:
     lib.weight_transform(0x1000, 0x2000, 7)
     lib.forward(0x3000, 0x4000, 0x2000, 7)
     assert fake.wino_weight_transform.calls == [(0x1000, 0x2000, 7)]
-    assert fake.wino_forward.calls == [(0x3000, 0x4000, 0x2000, 7)]
+    assert fake.wino_forward.calls == [(0x3000, None, None, 0x4000, 0x2000, 7)]
+
+
+def test_wrapper_passes_and_checks_epilogue_pointers() -> None:
+    fake = FakeLibrary(epilogue=("bias", "relu"))
+    lib = WinoLibrary("libfake.so", cdll=fake)
+    lib.forward(0x3000, 0x4000, 0x2000, 7, bias_ptr=0x5000)
+    assert fake.wino_forward.calls == [(0x3000, 0x5000, None, 0x4000, 0x2000, 7)]
+    with pytest.raises(WinoError, match="built with bias,relu: pass bias_ptr when"):
+        lib.forward(0x3000, 0x4000, 0x2000, 7)
+    with pytest.raises(WinoError, match="pass residual_ptr only when"):
+        lib.forward(0x3000, 0x4000, 0x2000, 7, bias_ptr=0x5000, residual_ptr=0x6000)
+    assert len(fake.wino_forward.calls) == 1  # refused calls never reach the library
 
 
 def test_wrapper_raises_with_cuda_error_text() -> None:

@@ -24,6 +24,9 @@ PROTOTYPES = [(d, m, tb_m) for d in ("fp16", "int8") for m in (2, 4) for tb_m in
 # The B fragments straight from global memory (no U slice in shared memory): one of each dtype.
 U_L2 = [("fp16", 2, 16), ("int8", 4, 32)]
 CASES = [(*p, f) for p in PROTOTYPES for f in FUSIONS]
+# With the whole epilogue (bias, residual, relu) in OTrans: every dtype and m, TB_M = 16.
+EPILOGUE = ("bias", "residual", "relu")
+EPILOGUE_CASES = [(d, m, 16, f) for d in ("fp16", "int8") for m in (2, 4) for f in FUSIONS]
 NVCC = ["nvcc", "-std=c++17", "-O3", "-c", "-gencode", "arch=compute_80,code=sm_80",
         "-gencode", "arch=compute_90,code=sm_90", "-diag-suppress=177,1046"]
 
@@ -31,16 +34,20 @@ NVCC = ["nvcc", "-std=c++17", "-O3", "-c", "-gencode", "arch=compute_80,code=sm_
 @pytest.fixture(scope="module")
 def rebuilt():
     out = {}
-    for dtype, m, tb_m in PROTOTYPES:
-        wl = Conv2dWorkload(*SHAPE, dtype=dtype, m=m)
+    variants = [(p, u_smem, ()) for p in PROTOTYPES
+                for u_smem in ((True, False) if p in U_L2 else (True,))]
+    variants += [((d, m, tb_m), True, EPILOGUE) for d, m, tb_m, f in EPILOGUE_CASES
+                 if f == FUSIONS[0]]
+    for (dtype, m, tb_m), u_smem, epilogue in variants:
+        wl = Conv2dWorkload(*SHAPE, dtype=dtype, m=m, epilogue=epilogue)
         # The schedules do not depend on the fusion: one prototype serves all five.
-        for u_smem in (True, False) if (dtype, m, tb_m) in U_L2 else (True,):
-            proto = generate(scheduled_module(wl, KernelConfig(tb_m=tb_m, u_smem=u_smem)))
-            launches = [asdict(k) for k in proto.launches]
-            for fusion in FUSIONS:
-                cfg = KernelConfig(tb_m=tb_m, fusion=fusion, u_smem=u_smem)
-                key = (dtype, m, tb_m, fusion) if u_smem else (dtype, m, tb_m, fusion, "ul2")
-                out[key] = (wl, cfg, reconstruct(proto.source, launches, fusion))
+        proto = generate(scheduled_module(wl, KernelConfig(tb_m=tb_m, u_smem=u_smem)))
+        launches = [asdict(k) for k in proto.launches]
+        for fusion in FUSIONS:
+            cfg = KernelConfig(tb_m=tb_m, fusion=fusion, u_smem=u_smem)
+            key = (dtype, m, tb_m, fusion, *([] if u_smem else ["ul2"]),
+                   *(["ep"] if epilogue else []))
+            out[key] = (wl, cfg, reconstruct(proto.source, launches, fusion))
     return out
 
 
@@ -64,6 +71,16 @@ def test_forward_kernels_b_from_global(rebuilt, dtype, m, tb_m, fusion):
     _check_forward(wl, cfg, r, dtype, fusion)
 
 
+@pytest.mark.parametrize(("dtype", "m", "tb_m", "fusion"), EPILOGUE_CASES)
+def test_forward_kernels_with_epilogue(rebuilt, dtype, m, tb_m, fusion):
+    wl, cfg, r = rebuilt[(dtype, m, tb_m, fusion, "ep")]
+    last = r.forward_launches[-1]
+    assert {"bias", "residual", "y"} <= set(last["params"])
+    body = _body(r.source, last["name"])
+    assert "bias_ptr[" in body and "residual_ptr[" in body and "max(" in body
+    _check_forward(wl, cfg, r, dtype, fusion)
+
+
 def _check_forward(wl, cfg, r, dtype, fusion):
     forward = [launch["name"] for launch in r.forward_launches]
     expected = {"none": 3, "syncfree": 3, "shmem": 2, "llc": 2, "full": 1}[fusion]
@@ -74,7 +91,8 @@ def _check_forward(wl, cfg, r, dtype, fusion):
         assert "V_ptr" not in fused  # V never goes through global memory
     if fusion == "full":
         params = set(r.forward_launches[0]["params"])
-        assert params == {"x", "U", "y"} | ({"U_scale"} if dtype == "int8" else set())
+        assert params == ({"x", "U", "y"} | ({"U_scale"} if dtype == "int8" else set())
+                          | {op for op in wl.epilogue if op != "relu"})
         assert "M_ptr" not in fused and "mma_sync" in fused and "y_ptr[" in fused
         # Block barriers only around the accumulator hand-off, never inside the channel loop.
         sites = [s.call for s in barrier_sites(r.source) if s.kernel == gemm]

@@ -7,7 +7,7 @@ import math
 import pytest
 
 from wino_tvm.errors import WinoError
-from wino_tvm.workload import Conv2dWorkload
+from wino_tvm.workload import Conv2dWorkload, parse_epilogue
 
 
 def make(**overrides) -> Conv2dWorkload:
@@ -241,3 +241,32 @@ def test_key_and_shape_dict():
 def test_int8_m6_refused():
     with pytest.raises(WinoError, match="int8 supports m in \\[2, 4\\] only"):
         make(dtype="int8", m=6)
+
+
+@pytest.mark.parametrize(("text", "ops"), [
+    ("", ()),
+    ("none", ()),
+    ("bias", ("bias",)),
+    ("relu,bias", ("bias", "relu")),  # application order, whatever the spelling
+    ("relu, residual ,bias", ("bias", "residual", "relu")),
+])
+def test_parse_epilogue(text, ops):
+    assert parse_epilogue(text) == ops
+    wl = Conv2dWorkload(1, 8, 8, 16, 16, epilogue=ops)
+    assert wl.epilogue == ops and wl.epilogue_name == ",".join(ops)
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("gelu", r"unknown epilogue op\(s\) \['gelu'\]: choose from bias, residual, relu"),
+    ("bias,bias", "names an op twice"),
+    ("bias,", r"unknown epilogue op\(s\) \[''\]"),
+])
+def test_parse_epilogue_rejects(text, message):
+    with pytest.raises(WinoError, match=message):
+        parse_epilogue(text)
+
+
+def test_epilogue_must_be_a_sequence_of_names():
+    with pytest.raises(WinoError, match="sequence of op names"):
+        Conv2dWorkload(1, 8, 8, 16, 16, epilogue="bias")
+    assert Conv2dWorkload(1, 8, 8, 16, 16, epilogue=["relu", "bias"]).epilogue == ("bias", "relu")

@@ -92,6 +92,7 @@ def build_artifact(
         rel_l2_tolerance(wl), kernels, workspaces(wl, cfg),
         tuple(_launch(e) for e in rebuilt.weight_launches),
         tuple(_launch(e) for e in rebuilt.forward_launches),
+        wl.epilogue,
     )
     config = {
         "config": cfg.name(wl),
@@ -99,6 +100,7 @@ def build_artifact(
         "dtype": wl.dtype,
         "accum": wl.accum,
         "m": wl.m,
+        "epilogue": list(wl.epilogue),
         "knobs": cfg.as_dict(),
         "arch": arch,
         "tolerance_rel_l2": spec.tolerance,

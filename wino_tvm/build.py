@@ -13,7 +13,7 @@ from pathlib import Path
 
 from .config import FUSIONS, KNOWN_DEVICES, KernelConfig
 from .errors import NoGpu, NvccNotFound, WinoError
-from .workload import ACCUMULATORS, TILE_SIZES, Conv2dWorkload
+from .workload import ACCUMULATORS, EPILOGUE_OPS, TILE_SIZES, Conv2dWorkload, parse_epilogue
 
 ARCH_DEVICE = {"sm_80": "a100", "sm_90": "h100"}
 
@@ -25,10 +25,15 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     p.add_argument("--dtype", choices=("fp16", "int8"), default="fp16",
                    help="input/weight precision (fp16: f16 out; int8: f32 out)")
+    p.add_argument("--epilogue", default="",
+                   help="fused into the output transform, comma-separated, applied as "
+                        f"relu(conv + bias + residual): any of {', '.join(EPILOGUE_OPS)} "
+                        "(e.g. bias,relu)")
     p.add_argument("--fusion", choices=FUSIONS, default="shmem",
                    help="none: TVM prototype as generated (4 kernels); syncfree: prototype with "
                         "BGEMM barriers reduced to warp barriers; shmem / llc: ITrans+BGEMM fused "
-                        "through shared memory / L2 (PKF)")
+                        "through shared memory / L2 (PKF); full: ITrans+BGEMM+OTrans in one "
+                        "kernel")
     p.add_argument("--m", type=int, choices=TILE_SIZES,
                    help="output tile size (default 4; with --tuning-log, the best logged m)")
     p.add_argument("--accum", help="BGEMM accumulator: fp32 (default) or fp16 for fp16; int32 "
@@ -68,7 +73,8 @@ def _device_name(arch: str) -> str:
 def _tuned(args: argparse.Namespace, accum: str) -> tuple[Conv2dWorkload, KernelConfig] | None:
     from .tune.best import best_config
 
-    probe = Conv2dWorkload.parse_shape(args.shape, dtype=args.dtype, m=args.m or 4, accum=accum)
+    probe = Conv2dWorkload.parse_shape(args.shape, dtype=args.dtype, m=args.m or 4, accum=accum,
+                                       epilogue=parse_epilogue(args.epilogue))
     device = _device_name(args.arch)
     found = best_config(args.tuning_log, probe, device, m=args.m)
     if found is None:
@@ -88,7 +94,8 @@ def _config(args: argparse.Namespace) -> tuple[Conv2dWorkload, KernelConfig]:
             wl, cfg = tuned
             cfg.validate(wl, KNOWN_DEVICES[ARCH_DEVICE[args.arch]])
             return wl, cfg
-    wl = Conv2dWorkload.parse_shape(args.shape, dtype=args.dtype, m=args.m or 4, accum=accum)
+    wl = Conv2dWorkload.parse_shape(args.shape, dtype=args.dtype, m=args.m or 4, accum=accum,
+                                    epilogue=parse_epilogue(args.epilogue))
     try:
         fm, fn, fk = (int(v) for v in args.frag.split("x"))
     except ValueError:

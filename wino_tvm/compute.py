@@ -3,7 +3,7 @@
 ITrans  x[N,H,W,C]          -> V[alpha, alpha, ntiles_pad, C]   (N images of padded tile rows)
 KTrans  w[3,3,C,K] (HWIO)   -> U[alpha, alpha, K, C]   (+ U_scale[alpha, alpha, K] for int8)
 BGEMM   V, U                -> M[alpha, alpha, ntiles_pad, K]
-OTrans  M                   -> y[N,H,W,K]
+OTrans  M (+ bias, residual) -> y[N,H,W,K]   (epilogue: + bias[k] + residual, relu)
 Each stage is its own PrimFunc so each gets its own schedule and its own CUDA kernel.
 """
 
@@ -143,10 +143,19 @@ def batched_gemm(v: te.Tensor, u: te.Tensor, accum: str) -> te.Tensor:
     )
 
 
+def epilogue_inputs(wl: Conv2dWorkload) -> list[te.Tensor]:
+    """Placeholders the epilogue reads, in parameter order: bias[K], residual[N, H, W, K]."""
+    out = StageDtypes.of(wl).out
+    shapes = {"bias": (wl.k,), "residual": (wl.n, wl.h, wl.w, wl.k)}
+    return [te.placeholder(shapes[op], out, name=op) for op in wl.epilogue if op in shapes]
+
+
 def output_transform(
-    mm: te.Tensor, wl: Conv2dWorkload, ntiles_multiple: int, u_scale: te.Tensor | None = None
+    mm: te.Tensor, wl: Conv2dWorkload, ntiles_multiple: int, u_scale: te.Tensor | None = None,
+    epilogue: list[te.Tensor] = (),
 ) -> te.Tensor:
-    """y = A^T M A per tile (float32 math), written NHWC; int8 dequantises each tap first."""
+    """y = A^T M A per tile (float32 math), then the epilogue, written NHWC; int8 dequantises
+    each tap first. `epilogue` holds epilogue_inputs(wl)."""
     dt = StageDtypes.of(wl)
     a_np, _, _ = transform_matrices(wl.m)
     a_mat = const_matrix(a_np.astype("float32"), "A")
@@ -176,9 +185,19 @@ def output_transform(
 
     per_image = wl.tiles_per_image_padded(ntiles_multiple)
 
+    inputs = {t.op.name: t for t in epilogue}
+
     def pixel(b, i, j, k):
         t = b * per_image + i // wl.m * wl.tiles_w + j // wl.m
-        return y_tile[t, i % wl.m, j % wl.m, k].astype(dt.out)
+        value = y_tile[t, i % wl.m, j % wl.m, k]
+        # float32 like the transform: one rounding to the output type at the end.
+        if "bias" in inputs:
+            value = value + inputs["bias"][k].astype("float32")
+        if "residual" in inputs:
+            value = value + inputs["residual"][b, i, j, k].astype("float32")
+        if "relu" in wl.epilogue:
+            value = tirx.max(value, tirx.const(0, "float32"))
+        return value.astype(dt.out)
 
     return te.compute((wl.n, wl.h, wl.w, wl.k), pixel, name="y")
 
@@ -195,6 +214,7 @@ class WinogradStages:
     u_in: list[te.Tensor]
     m_out: te.Tensor
     m_in: te.Tensor
+    epilogue_in: list[te.Tensor]
     y: te.Tensor
 
     def prim_funcs(self) -> dict:
@@ -203,7 +223,7 @@ class WinogradStages:
             "itrans": te.create_prim_func([self.x, self.v]),
             "ktrans": te.create_prim_func([self.w, *self.u]),
             "bgemm": te.create_prim_func([self.v_in, self.u_in[0], self.m_out]),
-            "otrans": te.create_prim_func([self.m_in, *self.u_in[1:], self.y]),
+            "otrans": te.create_prim_func([self.m_in, *self.u_in[1:], *self.epilogue_in, self.y]),
         }
         return {name: f.with_attr("global_symbol", name) for name, f in funcs.items()}
 
@@ -219,5 +239,7 @@ def winograd_stages(wl: Conv2dWorkload, ntiles_multiple: int = 1) -> WinogradSta
     u_in = [te.placeholder(t.shape, t.dtype, name=t.op.name) for t in u]
     m_out = batched_gemm(v_in, u_in[0], dt.accum)
     m_in = te.placeholder(m_out.shape, dt.accum, name="M")
-    y = output_transform(m_in, wl, ntiles_multiple, u_in[1] if len(u_in) > 1 else None)
-    return WinogradStages(x, w, v, u, v_in, u_in, m_out, m_in, y)
+    epilogue_in = epilogue_inputs(wl)
+    y = output_transform(m_in, wl, ntiles_multiple, u_in[1] if len(u_in) > 1 else None,
+                         epilogue_in)
+    return WinogradStages(x, w, v, u, v_in, u_in, m_out, m_in, epilogue_in, y)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from wino_tvm.errors import WinoError
+from wino_tvm.workload import EPILOGUE_OPS
 
 TEMPLATE_PATH = Path(__file__).resolve().parents[1] / "templates" / "harness.cu.tpl"
 PROGRAM_FILE = "program.cu"
@@ -28,7 +29,11 @@ _PLACEHOLDER = re.compile(r"\{\{([A-Z0-9_]+)\}\}")
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _C_TYPE = re.compile(r"[A-Za-z_]\w*( [A-Za-z_]\w*)*")
 # Names the template itself uses at file or function scope.
-_RESERVED = re.compile(r"x|w|y|stream|main|forward|weight_transform|IN_T|OUT_T|wb_\w*|k[A-Z]\w*")
+_RESERVED = re.compile(
+    r"x|w|y|bias|residual|stream|main|forward|weight_transform|IN_T|OUT_T|wb_\w*|k[A-Z]\w*"
+)
+# Largest input magnitude the harness draws per dtype (uniform data).
+INPUT_MAX = {"fp16": 1.0, "int8": 127.0}
 
 
 def _is_int(v: object) -> bool:
@@ -104,8 +109,13 @@ class HarnessSpec:
     workspaces: tuple[Workspace, ...] = ()
     weight_launches: tuple[Launch, ...] = ()
     forward_launches: tuple[Launch, ...] = ()
+    epilogue: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "epilogue", tuple(self.epilogue))
+        unknown = [op for op in self.epilogue if op not in EPILOGUE_OPS]
+        if unknown:
+            raise WinoError(f"unknown epilogue ops {unknown}; expected some of {EPILOGUE_OPS}")
         object.__setattr__(self, "workspaces", tuple(self.workspaces))
         object.__setattr__(self, "weight_launches", tuple(self.weight_launches))
         object.__setattr__(self, "forward_launches", tuple(self.forward_launches))
@@ -128,7 +138,8 @@ class HarnessSpec:
         if len(set(names)) != len(names):
             raise WinoError(f"duplicate workspace names in {names}")
         self._check_launches(self.weight_launches, "weight_transform", {"w", *names})
-        self._check_launches(self.forward_launches, "forward", {"x", "w", "y", *names})
+        inputs = {op for op in self.epilogue if op != "relu"}
+        self._check_launches(self.forward_launches, "forward", {"x", "w", "y", *inputs, *names})
 
     def _check_launches(self, launches: tuple[Launch, ...], where: str, buffers: set[str]) -> None:
         for launch in launches:
@@ -184,11 +195,22 @@ def _render_kernel_attrs(launches: tuple[Launch, ...]) -> str:
     )
 
 
+def epilogue_scale(dtype: str, c: int) -> float:
+    """Standard deviation of the conv's outputs on the harness's uniform data (9C products of
+    two uniform values): the scale of the bias and residual it draws."""
+    return INPUT_MAX[dtype] ** 2 * math.sqrt(9 * c) / 3
+
+
 def render_harness(spec: HarnessSpec) -> str:
     """The complete CUDA program for `spec`."""
     in_t, out_t = DTYPES[spec.dtype]
     ws = spec.workspaces
     values = {
+        "EPILOGUE_BIAS": str("bias" in spec.epilogue).lower(),
+        "EPILOGUE_RESIDUAL": str("residual" in spec.epilogue).lower(),
+        "EPILOGUE_RELU": str("relu" in spec.epilogue).lower(),
+        "EPILOGUE_SCALE": f"{epilogue_scale(spec.dtype, spec.c):.9e}f",
+        "EPILOGUE_JSON": _c_string(json.dumps(",".join(spec.epilogue))),
         "KERNELS": spec.kernels_source,
         "IN_T": in_t,
         "OUT_T": out_t,

@@ -4,8 +4,10 @@ C ABI (every int is a cudaError_t, 0 = success):
   size_t wino_workspace_bytes(void); const char* wino_describe(void) (JSON);
   const char* wino_error_string(int);
   int wino_weight_transform(const void* w, void* workspace, cudaStream_t stream);
-  int wino_forward(const void* x, void* y, void* workspace, cudaStream_t stream);
-x is NHWC, w HWIO, y NHWK; pointers are device pointers and the caller owns all memory.
+  int wino_forward(const void* x, const void* bias, const void* residual, void* y,
+                   void* workspace, cudaStream_t stream);
+x is NHWC, w HWIO, y and residual NHWK, bias K; bias and residual are NULL unless the library's
+epilogue reads them. Pointers are device pointers and the caller owns all memory.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ LIBRARY_SOURCE_FILE = "library.cu"
 LIBRARY_FILE = "libwino.so"
 # Must match wino_tvm.artifact.RECONSTRUCTED_FILE (that module imports TVM, so not imported here).
 KERNELS_FILE = "reconstructed.cu"
-ABI_VERSION = 1
+ABI_VERSION = 2  # 2: wino_forward takes the epilogue's bias and residual
 # The ABI's own names, which a workspace must not shadow.
 _ABI_NAME = re.compile(r"wino_\w*")
 
@@ -73,6 +75,7 @@ def describe_json(spec: HarnessSpec) -> str:
         "m": spec.m,
         "fusion": spec.fusion,
         "config": spec.config_name,
+        "epilogue": list(spec.epilogue),
         "tolerance": spec.tolerance,
         "commit": spec.commit,
     })
@@ -100,6 +103,8 @@ def render_library(spec: HarnessSpec) -> str:
         "KERNEL_ATTRS": _render_kernel_attrs(spec.weight_launches + spec.forward_launches),
         "WEIGHT_TRANSFORM_BODY": _render_launches(spec.weight_launches),
         "FORWARD_BODY": _render_launches(spec.forward_launches),
+        "EPILOGUE_BIAS": str("bias" in spec.epilogue).lower(),
+        "EPILOGUE_RESIDUAL": str("residual" in spec.epilogue).lower(),
     }
     return fill_template(TEMPLATE_PATH.read_text(), values)
 
@@ -151,7 +156,7 @@ class WinoLibrary:
             "wino_describe": (ctypes.c_char_p, []),
             "wino_error_string": (ctypes.c_char_p, [ctypes.c_int]),
             "wino_weight_transform": (ctypes.c_int, [void_p, void_p, void_p]),
-            "wino_forward": (ctypes.c_int, [void_p, void_p, void_p, void_p]),
+            "wino_forward": (ctypes.c_int, [void_p] * 6),
         }
         for name, (restype, argtypes) in signatures.items():
             try:
@@ -164,6 +169,7 @@ class WinoLibrary:
             raise WinoError(
                 f"{self.path} has ABI version {info.get('abi_version')}, expected {ABI_VERSION}"
             )
+        self.epilogue = tuple(info.get("epilogue", ()))
 
     def _check(self, status: int, what: str) -> None:
         if status != 0:
@@ -179,5 +185,13 @@ class WinoLibrary:
     def weight_transform(self, w_ptr: int, ws_ptr: int, stream: int = 0) -> None:
         self._check(self._lib.wino_weight_transform(w_ptr, ws_ptr, stream), "wino_weight_transform")
 
-    def forward(self, x_ptr: int, y_ptr: int, ws_ptr: int, stream: int = 0) -> None:
-        self._check(self._lib.wino_forward(x_ptr, y_ptr, ws_ptr, stream), "wino_forward")
+    def forward(self, x_ptr: int, y_ptr: int, ws_ptr: int, stream: int = 0, *,
+                bias_ptr: int | None = None, residual_ptr: int | None = None) -> None:
+        """y = epilogue(conv(x)); bias_ptr / residual_ptr exactly when the epilogue reads them."""
+        for op, ptr in (("bias", bias_ptr), ("residual", residual_ptr)):
+            if (op in self.epilogue) != (ptr is not None):
+                built = ",".join(self.epilogue) or "no epilogue"
+                raise WinoError(f"{self.path} was built with {built}: pass {op}_ptr "
+                                f"{'' if op in self.epilogue else 'only '}when it reads {op}")
+        status = self._lib.wino_forward(x_ptr, bias_ptr, residual_ptr, y_ptr, ws_ptr, stream)
+        self._check(status, "wino_forward")

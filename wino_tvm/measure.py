@@ -18,7 +18,7 @@ import torch.nn.functional as F
 
 from wino_tvm.cudnn import ConvSpec, CudnnHelper, CudnnRefused
 from wino_tvm.errors import WinoError
-from wino_tvm.harness import SPEC_FILE
+from wino_tvm.harness import SPEC_FILE, epilogue_scale
 from wino_tvm.library import WinoLibrary
 
 Shape = tuple[int, int, int, int, int]  # N, H, W, C, K
@@ -61,6 +61,7 @@ class Case:
     poison: Callable[[], None] = lambda: None
     notes: dict = field(default_factory=dict)  # record fields known only once built
     close: Callable[[], None] = lambda: None
+    reference: torch.Tensor | None = None  # float64 expected output, when not ops.ref
 
 
 def log(message: str) -> None:
@@ -180,7 +181,8 @@ def run_case(record: dict, make: Callable[[], Case], ops: Operands, timer: Timer
             case.poison()
             case.call(0)
             torch.cuda.synchronize()
-            rel, max_abs, nonfinite = errors(case.output(), ops.ref)
+            expected = ops.ref if case.reference is None else case.reference
+            rel, max_abs, nonfinite = errors(case.output(), expected)
             correct = nonfinite == 0 and rel <= rec["tolerance"]
             rec.update(rel_l2_err=rel, max_abs_err=max_abs, nonfinite=nonfinite,
                        correct=correct, status="ok" if correct else "wrong")
@@ -212,6 +214,7 @@ def wino_record(artifact_dir: Path) -> dict:
     return {
         "fusion": spec["fusion"], "config": spec["config_name"], "dtype": spec["dtype"],
         "m": spec["m"], "tolerance": spec["tolerance"], "commit": spec["commit"],
+        "epilogue": ",".join(spec.get("epilogue", ())),
         "artifact": Path(artifact_dir).name, **({"elem_bytes": elem} if elem else {}),
     }
 
@@ -227,12 +230,29 @@ def wino_case(library: Path, ops: Operands, stream: torch.cuda.Stream) -> Case:
     # Poisoned like the harness's workspaces: reading an element no kernel wrote gives NaN.
     workspace = torch.full((lib.workspace_bytes(),), 0xFF, dtype=torch.uint8, device="cuda")
     lib.weight_transform(ops.w.data_ptr(), workspace.data_ptr(), handle)
-    ys = ops.y_ring(OUT_DTYPES[ops.dtype])
+    out_dtype = OUT_DTYPES[ops.dtype]
+    ys = ops.y_ring(out_dtype)
+    # Epilogue inputs at the scale of the outputs (as in the harness); the residual rotates
+    # with x and y.
+    scale = epilogue_scale(ops.dtype, ops.shape[3])
+    bias = (torch.rand(ops.shape[4], device="cuda") * 2 - 1).mul_(scale).to(out_dtype)
+    residuals = [(torch.rand_like(y, dtype=torch.float32) * 2 - 1).mul_(scale).to(out_dtype)
+                 for y in ys]
+    expected = ops.ref
+    if "bias" in lib.epilogue:
+        expected = expected + bias.double()
+    if "residual" in lib.epilogue:
+        expected = expected + residuals[0].double()
+    if "relu" in lib.epilogue:
+        expected = expected.clamp_min(0.0)
 
     def call(r: int) -> None:
-        lib.forward(ops.xs[r].data_ptr(), ys[r].data_ptr(), workspace.data_ptr(), handle)
+        lib.forward(ops.xs[r].data_ptr(), ys[r].data_ptr(), workspace.data_ptr(), handle,
+                    bias_ptr=bias.data_ptr() if "bias" in lib.epilogue else None,
+                    residual_ptr=residuals[r].data_ptr() if "residual" in lib.epilogue else None)
 
-    return Case(call, lambda: ys[0].double(), lambda: ys[0].fill_(math.nan))
+    return Case(call, lambda: ys[0].double(), lambda: ys[0].fill_(math.nan),
+                reference=expected)
 
 
 # ---- cuDNN through PyTorch ------------------------------------------------------------------

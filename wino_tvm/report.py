@@ -124,8 +124,12 @@ def speedups(record: Mapping, group: Sequence[Mapping]) -> tuple[float | None, f
 
 def series_label(record: Mapping) -> str:
     """Plot series: the config for our kernels (it encodes dtype, m and fusion), else the
-    baseline's name (whose configurations the plot reduces to the fastest)."""
-    return str(record["fusion"] if is_baseline(record) else record.get("config"))
+    baseline's name (whose configurations the plot reduces to the fastest). A fused epilogue
+    shows as '+bias,relu'."""
+    if is_baseline(record):
+        return str(record["fusion"])
+    epilogue = record.get("epilogue")
+    return str(record.get("config")) + (f" +{epilogue}" if epilogue else "")
 
 
 def row_label(record: Mapping) -> str:

@@ -2,6 +2,7 @@
 
 python -m wino_tvm.suites prototype --out .gpu/prototype   # issue: Tensor Core prototype
 python -m wino_tvm.suites pkf --out .gpu/pkf               # issue: the paper's PKF variants
+python -m wino_tvm.suites full --out .gpu/full             # issue: --fusion full (+ epilogue)
 python -m wino_tvm.suites bench --out .gpu/bench           # benchmark: + tuned best per workload
 """
 
@@ -40,6 +41,24 @@ def pkf() -> Iterator[tuple[Conv2dWorkload, KernelConfig]]:
                     yield wl, KernelConfig(tb_m=tb_m, fusion=fusion)
 
 
+FULL_EPILOGUES = ((), ("bias", "residual", "relu"))
+
+
+def full() -> Iterator[tuple[Conv2dWorkload, KernelConfig]]:
+    """--fusion full (32/32/32 tiles): fp16 and int8, m = 2 and 4, without and with the whole
+    epilogue, C=K=64 224^2."""
+    for dtype in ("fp16", "int8"):
+        for m in (2, 4):
+            for epilogue in FULL_EPILOGUES:
+                wl = Conv2dWorkload(*PAPER_C64[0], dtype=dtype, m=m, epilogue=epilogue)
+                yield wl, KernelConfig(tb_m=32, tb_n=32, tb_k=32, fusion="full")
+
+
+def artifact_name(wl: Conv2dWorkload, cfg: KernelConfig) -> str:
+    """Folder name of one case: workload, config and epilogue."""
+    return "-".join([wl.key, cfg.name(wl), *(["_".join(wl.epilogue)] if wl.epilogue else [])])
+
+
 BENCH_WORKLOADS = (
     (1, 224, 224, 64, 64), (1, 448, 448, 64, 64), (1, 640, 640, 64, 64), (1, 960, 960, 64, 64),
     (8, 224, 224, 64, 64),
@@ -69,7 +88,7 @@ def bench() -> Iterator[tuple[Conv2dWorkload, KernelConfig]]:
                 yield Conv2dWorkload(*shape, dtype=dtype, m=record["m"]), cfg
 
 
-SUITES = {"prototype": prototype, "pkf": pkf, "bench": bench}
+SUITES = {"prototype": prototype, "pkf": pkf, "full": full, "bench": bench}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -92,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     cases = list(SUITES[args.suite]())[k - 1 :: n]
     try:
         for i, (wl, cfg) in enumerate(cases, 1):
-            name = f"{wl.key}-{cfg.name(wl)}"
+            name = artifact_name(wl, cfg)
             print(f"[{i}/{len(cases)}] {name}", flush=True)
             build_artifact(wl, cfg, args.out / name, args.arch, log=lambda _msg: None)
     except WinoError as exc:

@@ -13,6 +13,8 @@ ACCUMULATORS = {"fp32": ("fp32",), "fp16": ("fp32", "fp16"), "int8": ("int32",)}
 TILE_SIZES = (2, 4, 6)
 INT8_TILE_SIZES = (2, 4)  # B must be integer for the exact int32 input transform
 KERNEL_SIZE = 3
+# Fused output epilogue, applied in this order: y = relu(conv + bias[k] + residual[n, h, w, k]).
+EPILOGUE_OPS = ("bias", "residual", "relu")
 
 
 @dataclass(frozen=True)
@@ -30,6 +32,7 @@ class Conv2dWorkload:
     kernel: int = 3
     stride: int = 1
     padding: int = 1
+    epilogue: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         for name in ("n", "h", "w", "c", "k"):
@@ -60,6 +63,8 @@ class Conv2dWorkload:
                 "entries, so the int8 input transform would not be exact; use m=2 or m=4"
             )
 
+        object.__setattr__(self, "epilogue", _canonical_epilogue(self.epilogue))
+
     @classmethod
     def parse_shape(cls, text: str, **kwargs) -> Conv2dWorkload:
         """Build from 'N,H,W,C,K' (as the CLI takes it)."""
@@ -71,6 +76,11 @@ class Conv2dWorkload:
                 f"--shape {text!r} must be five integers N,H,W,C,K (e.g. 1,224,224,64,64)"
             ) from None
         return cls(n, h, w, c, k, **kwargs)
+
+    @property
+    def epilogue_name(self) -> str:
+        """'bias,relu' as the CLI takes it; '' without an epilogue."""
+        return ",".join(self.epilogue)
 
     @property
     def alpha(self) -> int:
@@ -123,3 +133,23 @@ class Conv2dWorkload:
 
     def shape_dict(self) -> dict[str, int]:
         return {"N": self.n, "H": self.h, "W": self.w, "C": self.c, "K": self.k}
+
+
+def parse_epilogue(text: str) -> tuple[str, ...]:
+    """'bias,relu' (as --epilogue takes it) -> ('bias', 'relu'); '' or 'none' -> ()."""
+    if text.strip() in ("", "none"):
+        return ()
+    return _canonical_epilogue(tuple(part.strip() for part in text.split(",")))
+
+
+def _canonical_epilogue(ops) -> tuple[str, ...]:
+    """The ops in application order; unknown or repeated ops are refused."""
+    if isinstance(ops, str) or not all(isinstance(op, str) for op in ops):
+        raise WinoError(f"epilogue {ops!r} must be a sequence of op names from {EPILOGUE_OPS}")
+    unknown = [op for op in ops if op not in EPILOGUE_OPS]
+    if unknown:
+        raise WinoError(f"unknown epilogue op(s) {unknown}: choose from {', '.join(EPILOGUE_OPS)} "
+                        "(e.g. --epilogue bias,relu)")
+    if len(set(ops)) != len(ops):
+        raise WinoError(f"epilogue {list(ops)} names an op twice")
+    return tuple(op for op in EPILOGUE_OPS if op in ops)
