@@ -4,6 +4,7 @@ python -m wino_tvm.suites prototype --out .gpu/prototype   # issue: Tensor Core 
 python -m wino_tvm.suites pkf --out .gpu/pkf               # issue: the paper's PKF variants
 python -m wino_tvm.suites full --out .gpu/full             # issue: --fusion full (+ epilogue)
 python -m wino_tvm.suites bench --out .gpu/bench           # benchmark: + tuned best per workload
+python -m wino_tvm.suites bench_full --out .gpu/bench_full # benchmark: --fusion full everywhere
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ def pkf() -> Iterator[tuple[Conv2dWorkload, KernelConfig]]:
 
 
 FULL_EPILOGUES = ((), ("bias", "residual", "relu"))
+FULL_TILES = KernelConfig(tb_m=32, tb_n=32, tb_k=32, fusion="full")
 
 
 def full() -> Iterator[tuple[Conv2dWorkload, KernelConfig]]:
@@ -51,7 +53,7 @@ def full() -> Iterator[tuple[Conv2dWorkload, KernelConfig]]:
         for m in (2, 4):
             for epilogue in FULL_EPILOGUES:
                 wl = Conv2dWorkload(*PAPER_C64[0], dtype=dtype, m=m, epilogue=epilogue)
-                yield wl, KernelConfig(tb_m=32, tb_n=32, tb_k=32, fusion="full")
+                yield wl, FULL_TILES
 
 
 def artifact_name(wl: Conv2dWorkload, cfg: KernelConfig) -> str:
@@ -88,7 +90,18 @@ def bench() -> Iterator[tuple[Conv2dWorkload, KernelConfig]]:
                 yield Conv2dWorkload(*shape, dtype=dtype, m=record["m"]), cfg
 
 
-SUITES = {"prototype": prototype, "pkf": pkf, "full": full, "bench": bench}
+def bench_full() -> Iterator[tuple[Conv2dWorkload, KernelConfig]]:
+    """Per benchmark workload: --fusion full at 32/32/32 tiles, fp16 and int8, m = 2 and 4, and
+    fp16 m = 2 with the whole epilogue (its cost)."""
+    for shape in BENCH_WORKLOADS:
+        for dtype in ("fp16", "int8"):
+            for m in (2, 4):
+                yield Conv2dWorkload(*shape, dtype=dtype, m=m), FULL_TILES
+        yield Conv2dWorkload(*shape, dtype="fp16", m=2, epilogue=FULL_EPILOGUES[1]), FULL_TILES
+
+
+SUITES = {"prototype": prototype, "pkf": pkf, "full": full, "bench": bench,
+          "bench_full": bench_full}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -40,6 +40,13 @@ def _fragments(text: str) -> tuple[tuple[int, int, int], ...]:
     return frags
 
 
+def _bools(text: str) -> tuple[bool, ...]:
+    values = _ints(text)
+    if not set(values) <= {0, 1}:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a comma list of 0 and 1")
+    return tuple(bool(v) for v in values)
+
+
 def _words(text: str) -> tuple[str, ...]:
     return tuple(text.split(","))
 
@@ -58,6 +65,8 @@ def _add_space_args(p: argparse.ArgumentParser) -> None:
     axes.add_argument("--fusion", type=_words, default=Axes.fusions, help=", ".join(FUSIONS))
     axes.add_argument("--vec", type=_ints, default=Axes.vec, help="copy width in bytes")
     axes.add_argument("--pad", type=_ints, default=Axes.pad, help="smem row offset in bytes")
+    axes.add_argument("--u-smem", type=_bools, default=Axes.u_smem,
+                      help="1: stage U in shared memory, 0: B fragments from L2 (--u-l2)")
     dev = p.add_argument_group("device limits (default: the GPU here)")
     dev.add_argument("--device", choices=sorted(KNOWN_DEVICES), help="use the known table")
     dev.add_argument("--sms", type=int, help="override: streaming multiprocessors")
@@ -122,7 +131,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def _axes(args: argparse.Namespace) -> Axes:
     return Axes(args.m, args.tb_m, args.tb_n, args.tb_k, args.frag, args.fusion, args.vec,
-                args.pad)
+                args.pad, args.u_smem)
 
 
 def _workloads(args: argparse.Namespace) -> list[Conv2dWorkload]:

@@ -59,12 +59,16 @@ class Axes:
     vec: tuple[int, ...] = (16,)
     # The row offset changes which banks the WMMA loads of a fragment's rows hit.
     pad: tuple[int, ...] = (0, 16)
+    # Stage U in shared memory, or load the B fragments from global memory (L2): more blocks
+    # per SM against L2 latency; which wins depends on dtype and shape (docs/perf-notes.md).
+    u_smem: tuple[bool, ...] = (True, False)
 
     def configs(self) -> Iterator[KernelConfig]:
-        for tbm, tbn, tbk, frag, fusion, vec, pad in itertools.product(
-            self.tb_m, self.tb_n, self.tb_k, self.fragments, self.fusions, self.vec, self.pad
+        for tbm, tbn, tbk, frag, fusion, vec, pad, u_smem in itertools.product(
+            self.tb_m, self.tb_n, self.tb_k, self.fragments, self.fusions, self.vec, self.pad,
+            self.u_smem,
         ):
-            yield KernelConfig(tbm, tbn, tbk, *frag, fusion, vec, pad)
+            yield KernelConfig(tbm, tbn, tbk, *frag, fusion, vec, pad, u_smem)
 
 
 DEFAULT_AXES = Axes()
