@@ -84,6 +84,20 @@ def test_bgemm_warp_slices_and_barriers(prototypes, dtype, m, frag):
     assert len(stores) == 2 and all("threadIdx.y" in s for s in stores)
 
 
+@pytest.mark.parametrize(("dtype", "m", "frag"), CASES)
+def test_itrans_vector_loads(prototypes, dtype, m, frag):
+    """The input tile is read with vector loads: 16 bytes (8 halves) for fp16, 4 bytes (4 int8
+    channels, the widest TVM 0.27 prints compilable) for int8; alpha^2 of them per group."""
+    wl, _, proto = prototypes[(dtype, m, frag)]
+    body = proto.source.split("itrans_kernel(", 2)[2]
+    body = body[: body.index("\n}\n")]
+    vector = {"fp16": "uint4", "int8": "int"}[dtype]
+    loads = re.findall(r"\*\((\w+)\*\)\(x_ptr \+", body)
+    assert loads and set(loads) == {vector}
+    assert len(loads) == wl.alpha * wl.alpha
+    assert not re.search(r"= x_ptr\[", body)  # no scalar loads left
+
+
 @pytest.mark.nvcc
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not on PATH")
 @pytest.mark.parametrize(("dtype", "m", "frag"), CASES)

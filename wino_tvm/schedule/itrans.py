@@ -14,6 +14,11 @@ from ..workload import Conv2dWorkload
 from .bgemm import SMEM_SCOPE, bind_warp_copy
 from .common import inline_const_matrices
 
+# TVM 0.27 prints the zero of an 8- or 16-lane int8 vector select as make_int2 / make_int4 with
+# 8 / 16 char arguments, which nvcc rejects; 4 lanes print as one `int`. So int8 tiles are
+# loaded 4 channels (32 bits) at a time.
+INT8_LOAD_BYTES = 4
+
 
 def schedule_itrans(sch: s_tir.Schedule, wl: Conv2dWorkload, cfg: KernelConfig) -> None:
     """Schedule the PrimFunc 'itrans' of sch in place."""
@@ -26,12 +31,11 @@ def schedule_itrans(sch: s_tir.Schedule, wl: Conv2dWorkload, cfg: KernelConfig) 
     h, w, t, c = sch.get_loops(v_block)
     t_o, t_i = sch.split(t, [None, cfg.tb_m])
     c_o, c_i = sch.split(c, [None, cfg.tb_k])
-    # fp16: each thread owns one tile and `vec` bytes of channels, so its input tile is read
-    # with 16-byte loads (channels are contiguous in NHWC). int8 loads stay scalar (see the
-    # vectorize note below), and a wider group would only hold alpha^2 x group bytes in
-    # registers (spills): one channel per thread.
-    vectorized = wl.dtype == "fp16"
-    per_thread = cfg.vec // ve if vectorized else 1
+    # Each thread owns one tile and a group of channels, so its input tile is read with vector
+    # loads (channels are contiguous in NHWC): `vec` bytes for fp16, 4 bytes for int8.
+    load_bytes = cfg.vec if wl.dtype == "fp16" else min(cfg.vec, INT8_LOAD_BYTES)
+    per_thread = load_bytes // ve
+    vectorized = per_thread > 1
     while (cfg.tb_m * cfg.tb_k // per_thread) % WARP_SIZE:  # every lane gets whole groups
         per_thread //= 2
     c_g, c_v = sch.split(c_i, [None, per_thread])
@@ -55,8 +59,6 @@ def schedule_itrans(sch: s_tir.Schedule, wl: Conv2dWorkload, cfg: KernelConfig) 
         loops = sch.get_loops(block)[lane_depth:]
         for loop in loops:
             sch.unroll(loop)
-        # TVM 0.27 prints the zero of an int8 vector select as make_int2(<8 chars>), which
-        # does not compile: int8 tiles are loaded element by element.
         if producer == "d" and vectorized:
             sch.vectorize(loops[-1])
     sch.storage_align(v_block, 0, axis=-2, factor=cfg.tb_k + cfg.pad // ve, offset=0)
