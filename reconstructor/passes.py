@@ -27,6 +27,9 @@ SYNCTHREADS = "__syncthreads();"
 SYNCWARP = "__syncwarp();"
 SHMEM_KERNEL = "itrans_bgemm_shmem_kernel"
 LLC_KERNEL = "itrans_bgemm_llc_kernel"
+# The comments opening ITrans's part of the fused kernels (reconstructor.specialise finds it).
+SHMEM_MARK = "PKF-Shmem:"
+LLC_MARK = "PKF-LLC:"
 # ITrans's locals get this prefix in a fused kernel, so they cannot clash with the BGEMM's.
 PREFIX = "it_"
 
@@ -440,8 +443,9 @@ def fuse_shmem(itrans: Kernel, bgemm: Kernel, itrans_launch: Launch,
     _check_warp_private(it.compute, [it.shared])
     _check_v_layout(it, bg, bgemm_launch.block, bgemm_launch.grid[0], v_off)
     _check_compute_slots(it, bg, bgemm_launch.block, v_off)
-    comment = (f"PKF-Shmem: {itrans.name} for channel chunk {bg.chunk}, written straight into the "
-               "V slice\n(each warp fills only its own tap column, so a warp barrier suffices).")
+    comment = (f"{SHMEM_MARK} {itrans.name} for channel chunk {bg.chunk}, written straight into "
+               "the V slice\n(each warp fills only its own tap column, so a warp barrier "
+               "suffices).")
     part = it.compute + indent_of(it.kernel.body, 0) + SYNCWARP + "\n"
     body = _splice(it, bg, part, False, v_off * size, comment)
     kernel = Kernel(SHMEM_KERNEL, bgemm.launch_bounds, _fused_params(itrans, bgemm, {V}), body)
@@ -460,7 +464,7 @@ def fuse_llc(itrans: Kernel, bgemm: Kernel, itrans_launch: Launch,
     offset = -(-bgemm_launch.shared_bytes // it.align) * it.align
     # Blocks with different blockIdx.y (output-channel blocks) recompute and rewrite the same V
     # chunk with identical values: redundant work, but benign.
-    comment = (f"PKF-LLC: {itrans.name} for channel chunk {bg.chunk} writes V to global memory;"
+    comment = (f"{LLC_MARK} {itrans.name} for channel chunk {bg.chunk} writes V to global memory;"
                "\nblocks of other blockIdx.y rewrite the same values (benign). The barrier makes"
                "\nthe writes visible to the block; the V copy below reads them back from L2.")
     part = it.compute + it.tail + indent_of(it.kernel.body, 0) + SYNCTHREADS + "\n"

@@ -11,6 +11,7 @@ from .identify import identify_stages
 from .launch import Launch, check_launch
 from .passes import SYNCTHREADS, fuse_llc, fuse_shmem, strip_warp_barriers
 from .source import CudaSource, Kernel, render_source, split_kernels
+from .specialise import specialise_fused, specialise_itrans
 
 # none: the prototype as TVM wrote it (the paper's "Tuned TVM"); syncfree: plus the BGEMM's
 # block barriers turned into warp barriers; shmem / llc: plus the PKF fusion of ITrans+BGEMM;
@@ -29,8 +30,10 @@ class Reconstructed:
     removed_barriers: list[str]
 
 
-def reconstruct(source: str, launches: Sequence[Mapping], fusion: str) -> Reconstructed:
-    """Split, identify, strip the BGEMM's barriers (unless fusion is none) and fuse."""
+def reconstruct(source: str, launches: Sequence[Mapping], fusion: str,
+                specialise: bool = True) -> Reconstructed:
+    """Split, identify, strip the BGEMM's barriers (unless fusion is none), fuse, and (with
+    specialise) give each warp its own ITrans code (reconstructor.specialise)."""
     if fusion not in FUSIONS:
         raise ReconstructError(f"reconstruct: unknown fusion {fusion!r}; choose from {FUSIONS}")
     cuda = split_kernels(source)
@@ -59,6 +62,11 @@ def reconstruct(source: str, launches: Sequence[Mapping], fusion: str) -> Recons
                              forward[1][1], otrans[1])]
     else:
         forward.append(otrans)
+    if specialise and fusion != "none":
+        # After fusion: the fusion passes evaluate ITrans's indices over threadIdx.y.
+        kernel, first_launch = forward[0]
+        by_warp = specialise_itrans if fusion == "syncfree" else specialise_fused
+        forward[0] = (by_warp(kernel, first_launch), first_launch)
     weight = [(k, by_name[k.name]) for k in stages.ktrans]
     kernels = tuple(k for k, _ in (*weight, *forward))
     return Reconstructed(
