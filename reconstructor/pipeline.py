@@ -18,6 +18,11 @@ from .specialise import specialise_fused, specialise_itrans
 # full: ITrans+BGEMM+OTrans in one kernel (beyond the paper).
 FUSIONS = ("none", "syncfree", "shmem", "llc", "full")
 _FUSE = {"shmem": fuse_shmem, "llc": fuse_llc}
+# Warp specialisation copies ITrans's code once per warp (alpha times). On the H100 it made the
+# full kernel 1.18-1.27x faster for m=2 (alpha 4) but 1.2-1.5x slower for m=4 (alpha 6), although
+# m=4 then executed 23% fewer instructions: 85 KB of SASS, and the cycles per issued instruction
+# rose from 4.95 to 8.56 (bench/results/h100/specialise_ab/). So by default only up to alpha 4.
+SPECIALISE_MAX_ALPHA = 4
 
 
 @dataclass(frozen=True)
@@ -31,9 +36,10 @@ class Reconstructed:
 
 
 def reconstruct(source: str, launches: Sequence[Mapping], fusion: str,
-                specialise: bool = True) -> Reconstructed:
-    """Split, identify, strip the BGEMM's barriers (unless fusion is none), fuse, and (with
-    specialise) give each warp its own ITrans code (reconstructor.specialise)."""
+                specialise: bool | None = None) -> Reconstructed:
+    """Split, identify, strip the BGEMM's barriers (unless fusion is none), fuse, and give each
+    warp its own ITrans code (reconstructor.specialise): specialise None (default) where that
+    pays (alpha <= SPECIALISE_MAX_ALPHA), True always, False never."""
     if fusion not in FUSIONS:
         raise ReconstructError(f"reconstruct: unknown fusion {fusion!r}; choose from {FUSIONS}")
     cuda = split_kernels(source)
@@ -62,9 +68,11 @@ def reconstruct(source: str, launches: Sequence[Mapping], fusion: str,
                              forward[1][1], otrans[1])]
     else:
         forward.append(otrans)
+    kernel, first_launch = forward[0]
+    if specialise is None:
+        specialise = first_launch.block[1] <= SPECIALISE_MAX_ALPHA
     if specialise and fusion != "none":
         # After fusion: the fusion passes evaluate ITrans's indices over threadIdx.y.
-        kernel, first_launch = forward[0]
         by_warp = specialise_itrans if fusion == "syncfree" else specialise_fused
         forward[0] = (by_warp(kernel, first_launch), first_launch)
     weight = [(k, by_name[k.name]) for k in stages.ktrans]

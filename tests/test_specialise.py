@@ -326,6 +326,18 @@ def test_stored_specialised_itrans_computes_the_same_v(tmp_path: Path, name: str
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("fusion", ["syncfree", *FUSED])
+def test_default_specialises_alpha_4_only(fresh, fusion: str) -> None:
+    """By default m=2 (alpha 4) is specialised and m=4 (alpha 6, slower on the H100) is not."""
+    source, launches = stored("fp16-m2")
+    assert "switch ((int)threadIdx.y)" in reconstruct(source, launches, fusion).source
+    source, launches = fresh["fp16-m4"]
+    default = reconstruct(source, launches, fusion).source
+    assert default == reconstruct(source, launches, fusion, specialise=False).source
+    assert "switch ((int)threadIdx.y)" in reconstruct(source, launches, fusion, True).source
+
+
+@pytest.mark.slow
 @pytest.mark.nvcc
 @pytest.mark.skipif(not HAS_NVCC, reason="nvcc not on PATH")
 @pytest.mark.parametrize("name", FRESH)
