@@ -4,12 +4,13 @@ python -m wino_tvm.suites prototype --out .gpu/prototype   # issue: Tensor Core 
 python -m wino_tvm.suites pkf --out .gpu/pkf               # issue: the paper's PKF variants
 python -m wino_tvm.suites full --out .gpu/full             # issue: --fusion full (+ epilogue)
 python -m wino_tvm.suites bench --out .gpu/bench           # benchmark: + tuned best per workload
-python -m wino_tvm.suites bench_full --out .gpu/bench_full # benchmark: --fusion full everywhere
+python -m wino_tvm.suites bench_full --out .gpu/bench_full # benchmark: tuned --fusion full
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -91,13 +92,27 @@ def bench() -> Iterator[tuple[Conv2dWorkload, KernelConfig]]:
 
 
 def bench_full() -> Iterator[tuple[Conv2dWorkload, KernelConfig]]:
-    """Per benchmark workload: --fusion full at 32/32/32 tiles, fp16 and int8, m = 2 and 4, and
-    fp16 m = 2 with the whole epilogue (its cost)."""
+    """Per benchmark workload and dtype: the tuned best --fusion full config from the shipped
+    H100 log and 32/32/32 tiles at m = 2 and 4; plus the fp16 best with the whole epilogue."""
+    from .tune.best import best_config
+
     for shape in BENCH_WORKLOADS:
+        seen = set()
         for dtype in ("fp16", "int8"):
-            for m in (2, 4):
-                yield Conv2dWorkload(*shape, dtype=dtype, m=m), FULL_TILES
-        yield Conv2dWorkload(*shape, dtype="fp16", m=2, epilogue=FULL_EPILOGUES[1]), FULL_TILES
+            cases = [(Conv2dWorkload(*shape, dtype=dtype, m=m), FULL_TILES) for m in (2, 4)]
+            found = best_config(TUNING_LOG, Conv2dWorkload(*shape, dtype=dtype), "h100",
+                                fusion="full")
+            if found is not None:
+                cfg, record = found
+                best = (Conv2dWorkload(*shape, dtype=dtype, m=record["m"]), cfg)
+                cases.insert(0, best)
+                if dtype == "fp16":
+                    wl = dataclasses.replace(best[0], epilogue=FULL_EPILOGUES[1])
+                    cases.append((wl, cfg))
+            for wl, cfg in cases:
+                if artifact_name(wl, cfg) not in seen:
+                    seen.add(artifact_name(wl, cfg))
+                    yield wl, cfg
 
 
 SUITES = {"prototype": prototype, "pkf": pkf, "full": full, "bench": bench,
