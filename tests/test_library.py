@@ -185,6 +185,18 @@ def test_kernels_file_matches_artifact_builder() -> None:
     assert f'RECONSTRUCTED_FILE = "{KERNELS_FILE}"' in source
 
 
+def test_render_epilogue_pointer_checks() -> None:
+    """wino_forward refuses a NULL bias it reads and a residual it was built without."""
+    spec = direct_conv_spec()
+    launch = dataclasses.replace(spec.forward_launches[0], args=("x", "wt", "bias", "y"))
+    spec = dataclasses.replace(spec, forward_launches=(launch,), epilogue=("bias", "relu"))
+    source = render_library(spec)
+    check = "if ((wb_bias != nullptr) != true ||\n      (wb_residual != nullptr) != false) {"
+    assert check in source
+    assert "direct_conv<<<" in source and "(x, wt, bias, y);" in source
+    assert json.loads(library.describe_json(spec))["epilogue"] == ["bias", "relu"]
+
+
 # ---- nvcc build and ctypes glue -------------------------------------------------------------
 @pytest.mark.nvcc
 @pytest.mark.parametrize("dtype", ["fp16", "int8"])
