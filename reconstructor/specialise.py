@@ -36,10 +36,17 @@ _TERNARY = regex.compile(
     BALANCED + r"\(\((?P<a>-?\d+) == (?P<b>-?\d+)\) \? (?P<t>(?:[^():? ]++|(?&bal))+) : "
     r"(?P<f>(?:[^()]++|(?&bal))+)\)"
 )
-# B's entries as TVM prints them: hex floats with a decimal comment, or int32 literals (int8).
-_ZERO = r"(?:-?0x0p\+0f/\*-?0\.0+e\+00\*/|0)"
-_ONE = r"(?:0x1p\+0f/\*1\.0+e\+00\*/|1)"
-_MINUS_ONE = r"(?:-0x1p\+0f/\*-1\.0+e\+00\*/|-1)"
+
+
+def _literal(hex_float: str, integer: str) -> str:
+    """B's entry as TVM prints it: a hex float with a decimal comment (float32), the same
+    wrapped in __float2half_rn (float16), or an int32 literal (int8)."""
+    return rf"(?:{hex_float}|__float2half_rn\({hex_float}\)|{integer})"
+
+
+_ZERO = _literal(r"-?0x0p\+0f/\*-?0\.0+e\+00\*/", "0")
+_ONE = _literal(r"0x1p\+0f/\*1\.0+e\+00\*/", "1")
+_MINUS_ONE = _literal(r"-0x1p\+0f/\*-1\.0+e\+00\*/", "-1")
 # One operand of TVM's fully parenthesised binary expressions: a group, or a name[index].
 _OPERAND = r"(?:(?&bal)|[A-Za-z_][\w.]*(?&brk)?)"
 _TIMES_ONE = regex.compile(
