@@ -98,57 +98,43 @@ __host__ __device__ inline unsigned long long wb_splitmix64(unsigned long long z
   return z ^ (z >> 31);
 }
 
-// Uniform in [-1, 1], rounded to half.
-__device__ inline void wb_set_random(half* p, unsigned long long bits) {
-  const float u = (float)(bits >> 40) * 0x1p-24f;
-  *p = __float2half_rn(2.0f * u - 1.0f);
+// Uniform in [-1, 1] from the top 24 bits.
+__device__ inline float wb_uniform(unsigned long long bits) {
+  return 2.0f * ((float)(bits >> 40) * 0x1p-24f) - 1.0f;
 }
 
-// Uniform integer in [-127, 127].
-__device__ inline void wb_set_random(signed char* p, unsigned long long bits) {
+// Uniform in [-scale, scale]: x and w at scale 1, the epilogue's bias and residual at
+// kEpilogueScale (output type: half or float).
+__device__ inline void wb_set_random(half* p, unsigned long long bits, float scale) {
+  *p = __float2half_rn(scale * wb_uniform(bits));
+}
+__device__ inline void wb_set_random(float* p, unsigned long long bits, float scale) {
+  *p = scale * wb_uniform(bits);
+}
+
+// Uniform integer in [-127, 127] (int8 x and w come at scale 1 only).
+__device__ inline void wb_set_random(signed char* p, unsigned long long bits, float) {
   *p = (signed char)((int)(bits % 255ull) - 127);
-}
-
-// Uniform in [-scale, scale], for the epilogue's bias and residual (output type).
-__device__ inline void wb_set_scaled(half* p, unsigned long long bits, float scale) {
-  *p = __float2half_rn(scale * (2.0f * (float)(bits >> 40) * 0x1p-24f - 1.0f));
-}
-__device__ inline void wb_set_scaled(float* p, unsigned long long bits, float scale) {
-  *p = scale * (2.0f * (float)(bits >> 40) * 0x1p-24f - 1.0f);
 }
 
 // Counter-based: element i gets splitmix64(key + i), so any launch shape gives the same data.
 template <typename T>
-__global__ void wb_fill_random(T* p, long long n, unsigned long long key) {
+__global__ void wb_fill_random(T* p, long long n, unsigned long long key, float scale) {
   const long long stride = (long long)gridDim.x * blockDim.x;
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-    wb_set_random(p + i, wb_splitmix64(key + (unsigned long long)i));
-  }
-}
-
-template <typename T>
-__global__ void wb_fill_scaled(T* p, long long n, unsigned long long key, float scale) {
-  const long long stride = (long long)gridDim.x * blockDim.x;
-  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-    wb_set_scaled(p + i, wb_splitmix64(key + (unsigned long long)i), scale);
+    wb_set_random(p + i, wb_splitmix64(key + (unsigned long long)i), scale);
   }
 }
 
 static int wb_blocks(long long n) { return (int)std::min<long long>((n + 255) / 256, 8192); }
 
 // Distinct salts give each tensor of one seed its own stream of values.
-static void wb_fill(IN_T* p, long long n, unsigned long long seed, unsigned long long salt,
-                    cudaStream_t stream) {
+template <typename T>
+static void wb_fill(T* p, long long n, unsigned long long seed, unsigned long long salt,
+                    cudaStream_t stream, float scale = 1.0f) {
   const unsigned long long key = wb_splitmix64(wb_splitmix64(seed) ^ salt);
-  wb_fill_random<<<wb_blocks(n), 256, 0, stream>>>(p, n, key);
+  wb_fill_random<<<wb_blocks(n), 256, 0, stream>>>(p, n, key, scale);
   WB_CHECK_LAUNCH("wb_fill_random");
-}
-
-static void wb_fill_epilogue(OUT_T* p, long long n, unsigned long long seed,
-                             unsigned long long salt, cudaStream_t stream) {
-  const unsigned long long key = wb_splitmix64(wb_splitmix64(seed) ^ salt);
-  wb_fill_scaled<<<wb_blocks(n), 256, 0, stream>>>(p, n, key, kEpilogueScale);
-  WB_CHECK_LAUNCH("wb_fill_scaled");
 }
 
 // ---- reference ------------------------------------------------------------------------------
@@ -327,8 +313,8 @@ int main(int argc, char** argv) {
     const unsigned long long seed = opt.seed + (unsigned long long)check;
     wb_fill(x, kXCount, seed, 1, stream);
     wb_fill(w, kWCount, seed, 2, stream);
-    if (kBias) wb_fill_epilogue(bias, kK, seed, 3, stream);
-    if (kResidual) wb_fill_epilogue(residual, kYCount, seed, 4, stream);
+    if (kBias) wb_fill(bias, kK, seed, 3, stream, kEpilogueScale);
+    if (kResidual) wb_fill(residual, kYCount, seed, 4, stream, kEpilogueScale);
     WB_CHECK(cudaMemsetAsync(y, 0xFF, y_bytes, stream));
     weight_transform(w, stream);
     forward(x, w, bias, residual, y, stream);
@@ -376,7 +362,7 @@ int main(int argc, char** argv) {
       wb_fill(xs[r], kXCount, opt.seed, 100 + (unsigned long long)r, stream);
       if (kResidual) {
         WB_CHECK(cudaMalloc(&rs[r], r_bytes));
-        wb_fill_epilogue(rs[r], kYCount, opt.seed, 200 + (unsigned long long)r, stream);
+        wb_fill(rs[r], kYCount, opt.seed, 200 + (unsigned long long)r, stream, kEpilogueScale);
       }
     }
     fprintf(stderr, "timing: rotate=%lld warmup=%lld iters=%lld\n", rotate, opt.warmup, opt.iters);

@@ -191,7 +191,7 @@ def test_launch_lists_become_tuples() -> None:
         ({"tolerance": float("nan")}, "tolerance"),
         ({"forward_launches": ()}, "forward_launches is empty"),
         ({"workspaces": ()}, r"unknown buffers \['wt'\]"),
-        ({"epilogue": ("gelu",)}, "unknown epilogue ops"),
+        ({"epilogue": ("gelu",)}, r"unknown epilogue op\(s\) \['gelu'\]"),
         (
             # bias is a forward buffer only when the epilogue reads it.
             {"forward_launches": (Launch("direct_conv", (1, 1, 1), (1, 1, 1), 0, ("x", "bias")),)},

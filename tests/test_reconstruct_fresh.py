@@ -16,7 +16,7 @@ from reconstructor.pipeline import FUSIONS, reconstruct
 from wino_tvm.codegen import generate
 from wino_tvm.config import KernelConfig
 from wino_tvm.schedule import scheduled_module
-from wino_tvm.workload import Conv2dWorkload
+from wino_tvm.workload import EPILOGUE_INPUTS, Conv2dWorkload
 
 # N=2 and odd H/W: padded tiles per image and edge tiles; C != K and two channel chunks.
 SHAPE = (2, 11, 13, 32, 48)
@@ -92,7 +92,7 @@ def _check_forward(wl, cfg, r, dtype, fusion):
     if fusion == "full":
         params = set(r.forward_launches[0]["params"])
         assert params == ({"x", "U", "y"} | ({"U_scale"} if dtype == "int8" else set())
-                          | {op for op in wl.epilogue if op != "relu"})
+                          | {op for op in wl.epilogue if op in EPILOGUE_INPUTS})
         assert "M_ptr" not in fused and "mma_sync" in fused and "y_ptr[" in fused
         # Block barriers only around the accumulator hand-off, never inside the channel loop.
         sites = [s.call for s in barrier_sites(r.source) if s.kernel == gemm]

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from wino_tvm.errors import WinoError
-from wino_tvm.workload import EPILOGUE_OPS
+from wino_tvm.workload import EPILOGUE_INPUTS, canonical_epilogue
 
 TEMPLATE_PATH = Path(__file__).resolve().parents[1] / "templates" / "harness.cu.tpl"
 PROGRAM_FILE = "program.cu"
@@ -112,10 +112,7 @@ class HarnessSpec:
     epilogue: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epilogue", tuple(self.epilogue))
-        unknown = [op for op in self.epilogue if op not in EPILOGUE_OPS]
-        if unknown:
-            raise WinoError(f"unknown epilogue ops {unknown}; expected some of {EPILOGUE_OPS}")
+        object.__setattr__(self, "epilogue", canonical_epilogue(self.epilogue))
         object.__setattr__(self, "workspaces", tuple(self.workspaces))
         object.__setattr__(self, "weight_launches", tuple(self.weight_launches))
         object.__setattr__(self, "forward_launches", tuple(self.forward_launches))
@@ -138,7 +135,7 @@ class HarnessSpec:
         if len(set(names)) != len(names):
             raise WinoError(f"duplicate workspace names in {names}")
         self._check_launches(self.weight_launches, "weight_transform", {"w", *names})
-        inputs = {op for op in self.epilogue if op != "relu"}
+        inputs = {op for op in self.epilogue if op in EPILOGUE_INPUTS}
         self._check_launches(self.forward_launches, "forward", {"x", "w", "y", *inputs, *names})
 
     def _check_launches(self, launches: tuple[Launch, ...], where: str, buffers: set[str]) -> None:

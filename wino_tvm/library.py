@@ -31,6 +31,7 @@ from wino_tvm.harness import (
     fill_template,
 )
 from wino_tvm.runner import _NVCC_FLAGS, _arch_flags, _nvcc
+from wino_tvm.workload import EPILOGUE_INPUTS
 
 TEMPLATE_PATH = Path(__file__).resolve().parents[1] / "templates" / "library.cu.tpl"
 LIBRARY_SOURCE_FILE = "library.cu"
@@ -188,7 +189,7 @@ class WinoLibrary:
     def forward(self, x_ptr: int, y_ptr: int, ws_ptr: int, stream: int = 0, *,
                 bias_ptr: int | None = None, residual_ptr: int | None = None) -> None:
         """y = epilogue(conv(x)); bias_ptr / residual_ptr exactly when the epilogue reads them."""
-        for op, ptr in (("bias", bias_ptr), ("residual", residual_ptr)):
+        for op, ptr in zip(EPILOGUE_INPUTS, (bias_ptr, residual_ptr), strict=True):
             if (op in self.epilogue) != (ptr is not None):
                 built = ",".join(self.epilogue) or "no epilogue"
                 raise WinoError(f"{self.path} was built with {built}: pass {op}_ptr "

@@ -232,24 +232,27 @@ def wino_case(library: Path, ops: Operands, stream: torch.cuda.Stream) -> Case:
     lib.weight_transform(ops.w.data_ptr(), workspace.data_ptr(), handle)
     out_dtype = OUT_DTYPES[ops.dtype]
     ys = ops.y_ring(out_dtype)
-    # Epilogue inputs at the scale of the outputs (as in the harness); the residual rotates
-    # with x and y.
+    # Epilogue inputs, made only when the library reads them, at the scale of the outputs (as
+    # in the harness); the residual rotates with x and y.
     scale = epilogue_scale(ops.dtype, ops.shape[3])
-    bias = (torch.rand(ops.shape[4], device="cuda") * 2 - 1).mul_(scale).to(out_dtype)
-    residuals = [(torch.rand_like(y, dtype=torch.float32) * 2 - 1).mul_(scale).to(out_dtype)
-                 for y in ys]
+
+    def scaled(size: tuple[int, ...]) -> torch.Tensor:
+        return (torch.rand(size, device="cuda") * 2 - 1).mul_(scale).to(out_dtype)
+
+    bias = scaled((ops.shape[4],)) if "bias" in lib.epilogue else None
+    residuals = [scaled(y.shape) for y in ys] if "residual" in lib.epilogue else None
     expected = ops.ref
-    if "bias" in lib.epilogue:
+    if bias is not None:
         expected = expected + bias.double()
-    if "residual" in lib.epilogue:
+    if residuals is not None:
         expected = expected + residuals[0].double()
     if "relu" in lib.epilogue:
         expected = expected.clamp_min(0.0)
 
     def call(r: int) -> None:
         lib.forward(ops.xs[r].data_ptr(), ys[r].data_ptr(), workspace.data_ptr(), handle,
-                    bias_ptr=bias.data_ptr() if "bias" in lib.epilogue else None,
-                    residual_ptr=residuals[r].data_ptr() if "residual" in lib.epilogue else None)
+                    bias_ptr=None if bias is None else bias.data_ptr(),
+                    residual_ptr=None if residuals is None else residuals[r].data_ptr())
 
     return Case(call, lambda: ys[0].double(), lambda: ys[0].fill_(math.nan),
                 reference=expected)

@@ -110,8 +110,9 @@ def bench_full() -> Iterator[tuple[Conv2dWorkload, KernelConfig]]:
                     wl = dataclasses.replace(best[0], epilogue=FULL_EPILOGUES[1])
                     cases.append((wl, cfg))
             for wl, cfg in cases:
-                if artifact_name(wl, cfg) not in seen:
-                    seen.add(artifact_name(wl, cfg))
+                name = artifact_name(wl, cfg)
+                if name not in seen:
+                    seen.add(name)
                     yield wl, cfg
 
 

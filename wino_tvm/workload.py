@@ -15,6 +15,8 @@ INT8_TILE_SIZES = (2, 4)  # B must be integer for the exact int32 input transfor
 KERNEL_SIZE = 3
 # Fused output epilogue, applied in this order: y = relu(conv + bias[k] + residual[n, h, w, k]).
 EPILOGUE_OPS = ("bias", "residual", "relu")
+# The ops that read a tensor (the kernels' extra parameters, in this order); relu reads none.
+EPILOGUE_INPUTS = ("bias", "residual")
 
 
 @dataclass(frozen=True)
@@ -63,7 +65,7 @@ class Conv2dWorkload:
                 "entries, so the int8 input transform would not be exact; use m=2 or m=4"
             )
 
-        object.__setattr__(self, "epilogue", _canonical_epilogue(self.epilogue))
+        object.__setattr__(self, "epilogue", canonical_epilogue(self.epilogue))
 
     @classmethod
     def parse_shape(cls, text: str, **kwargs) -> Conv2dWorkload:
@@ -76,11 +78,6 @@ class Conv2dWorkload:
                 f"--shape {text!r} must be five integers N,H,W,C,K (e.g. 1,224,224,64,64)"
             ) from None
         return cls(n, h, w, c, k, **kwargs)
-
-    @property
-    def epilogue_name(self) -> str:
-        """'bias,relu' as the CLI takes it; '' without an epilogue."""
-        return ",".join(self.epilogue)
 
     @property
     def alpha(self) -> int:
@@ -139,10 +136,10 @@ def parse_epilogue(text: str) -> tuple[str, ...]:
     """'bias,relu' (as --epilogue takes it) -> ('bias', 'relu'); '' or 'none' -> ()."""
     if text.strip() in ("", "none"):
         return ()
-    return _canonical_epilogue(tuple(part.strip() for part in text.split(",")))
+    return canonical_epilogue(tuple(part.strip() for part in text.split(",")))
 
 
-def _canonical_epilogue(ops) -> tuple[str, ...]:
+def canonical_epilogue(ops) -> tuple[str, ...]:
     """The ops in application order; unknown or repeated ops are refused."""
     if isinstance(ops, str) or not all(isinstance(op, str) for op in ops):
         raise WinoError(f"epilogue {ops!r} must be a sequence of op names from {EPILOGUE_OPS}")
