@@ -20,8 +20,9 @@ FUSIONS = ("none", "syncfree", "shmem", "llc", "full")
 _FUSE = {"shmem": fuse_shmem, "llc": fuse_llc}
 # Warp specialisation copies ITrans's code once per warp (alpha times). On the H100 it made the
 # full kernel 1.18-1.27x faster for m=2 (alpha 4) but 1.2-1.5x slower for m=4 (alpha 6), although
-# m=4 then executed 23% fewer instructions: 85 KB of SASS, and the cycles per issued instruction
-# rose from 4.95 to 8.56 (bench/results/h100/specialise_ab/). So by default only up to alpha 4.
+# m=4 then executed 23% fewer instructions: 82 KB of SASS, and the cycles per issued instruction
+# rose from 4.95 to 8.56 (bench/results/h100/specialise_ab/, docs/sass/counts.txt). So by
+# default only up to alpha 4.
 SPECIALISE_MAX_ALPHA = 4
 
 

@@ -76,12 +76,13 @@ def report(label: str, dtype: str, m: int) -> None:
     for specialise in (False, True):
         source = reconstruct(proto.source, launches, "full", specialise).source
         counts = per_warp(source, wl.alpha, specialise)
-        print(f"{label:28s} specialise={specialise!s:5s} per-warp instructions {counts}",
-              flush=True)
+        size_kb = count(source)[0] * 16 / 1024  # 16 bytes per sm_90 instruction
+        print(f"{label:28s} specialise={specialise!s:5s} per-warp instructions {counts}, "
+              f"kernel {size_kb:.0f} KB of SASS", flush=True)
 
 
 if __name__ == "__main__":
-    print(f"{KERNEL}, {TILES.name(Conv2dWorkload(*SHAPE))} tiles, shape {SHAPE}, sm_90")
+    print(f"{KERNEL}, tb {TILES.tb_m}/{TILES.tb_n}/{TILES.tb_k}, shape {SHAPE}, sm_90")
     with mock.patch.object(compute, "itrans_work_dtype", lambda wl: "float32"):
         report("fp16 m=2, float32 ITrans", "fp16", 2)
     for dtype, m in (("fp16", 2), ("fp16", 4), ("int8", 2), ("int8", 4)):
