@@ -12,6 +12,7 @@ from .launch import Launch, check_launch
 from .passes import SYNCTHREADS, fuse_llc, fuse_shmem, strip_warp_barriers
 from .source import CudaSource, Kernel, render_source, split_kernels
 from .specialise import specialise_fused, specialise_itrans
+from .unroll import unroll_itrans
 
 # none: the prototype as TVM wrote it (the paper's "Tuned TVM"); syncfree: plus the BGEMM's
 # block barriers turned into warp barriers; shmem / llc: plus the PKF fusion of ITrans+BGEMM;
@@ -24,6 +25,10 @@ _FUSE = {"shmem": fuse_shmem, "llc": fuse_llc}
 # rose from 4.95 to 8.56 (bench/results/h100/specialise_ab/, docs/sass/counts.txt). So by
 # default only up to alpha 4.
 SPECIALISE_MAX_ALPHA = 4
+# The full kernel's ITrans tile loop runs `#pragma unroll 4`: on the H100 that was 1.10x (32/32/64
+# tiles, U from L2) to 1.21x (32/32/32) faster at 960^2 m=2 and within 3% at 224^2, where 2 was
+# smaller gains and 8 (whole) slower with U from L2 (bench/results/h100/unroll_ab/).
+ITRANS_UNROLL = 4
 
 
 @dataclass(frozen=True)
@@ -76,6 +81,8 @@ def reconstruct(source: str, launches: Sequence[Mapping], fusion: str,
         # After fusion: the fusion passes evaluate ITrans's indices over threadIdx.y.
         by_warp = specialise_itrans if fusion == "syncfree" else specialise_fused
         forward[0] = (by_warp(kernel, first_launch), first_launch)
+    if fusion == "full":
+        forward[0] = (unroll_itrans(forward[0][0], ITRANS_UNROLL), first_launch)
     weight = [(k, by_name[k.name]) for k in stages.ktrans]
     kernels = tuple(k for k, _ in (*weight, *forward))
     return Reconstructed(

@@ -16,6 +16,12 @@ FUSIONS = ("none", "syncfree", "shmem", "llc", "full")
 ACCUMULATOR_BYTES = {"fp32": 4, "fp16": 2, "int32": 4}
 ELEMENT_BYTES = {"fp16": 2, "int8": 1}
 WARP_SIZE = 32
+# Rows of the staged M slice (full fusion, OTrans) are padded by 8 accumulator elements. The
+# accumulators' shared stores write 4 rows per 128-byte phase (8-byte stores of fp32/int32, 16
+# lanes) or 8 rows (4-byte stores of fp16 pairs); a row stride of 8 (mod 32) banks, resp. 4 (mod
+# 8), puts those rows on disjoint banks. The 16-byte V/U pad made fp32 rows 4 banks apart: 2-way
+# conflicts, 8.9 M of the kernel's 23.7 M shared-store wavefronts at 960^2 (ncu, perf-notes).
+M_ROW_PAD = 8
 
 
 @dataclass(frozen=True)
@@ -113,7 +119,7 @@ class KernelConfig:
         if self.fusion != "full":
             return operands
         acc = ACCUMULATOR_BYTES[wl.accum]
-        return max(operands, wl.alpha * wl.alpha * self.tb_m * (self.tb_n * acc + self.pad))
+        return max(operands, wl.alpha * wl.alpha * self.tb_m * (self.tb_n + M_ROW_PAD) * acc)
 
     def blocks(self, wl: Conv2dWorkload) -> int:
         return wl.ntiles_padded(self.tb_m) // self.tb_m * (wl.k // self.tb_n)

@@ -1,0 +1,73 @@
+"""Partial unrolling of the fused ITrans tile loop (reconstructor.unroll) on stored TVM output."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import regex
+
+from reconstructor.errors import ReconstructError
+from reconstructor.pipeline import ITRANS_UNROLL, reconstruct
+from reconstructor.source import Kernel, split_kernels
+from reconstructor.unroll import unroll_itrans
+
+FIXTURES = Path(__file__).parent / "fixtures" / "reconstructor"
+PRAGMA = regex.compile(r"^[ ]*#pragma unroll(?: \d+)?\n", regex.M)
+FUSED = ("itrans_bgemm_", "winograd_full_")
+TILE_LOOP = regex.compile(r"^(?P<i>[ ]*)#pragma unroll(?P<n> \d+)?\n(?P=i)for \(int it_\w+ = 0; "
+                          r"\w+ < (?P<extent>\d+);", regex.M)
+
+
+def stored(name: str) -> tuple[str, list[dict]]:
+    return ((FIXTURES / f"{name}.cu").read_text(),
+            json.loads((FIXTURES / f"{name}.launches.json").read_text()))
+
+
+def fused_kernel(name: str, fusion: str, specialise: bool) -> Kernel:
+    source = reconstruct(*stored(name), fusion, specialise).source
+    return next(k for k in split_kernels(source).kernels if k.name.startswith(FUSED))
+
+
+@pytest.mark.parametrize(("specialise", "loops"), [(True, 4), (False, 1)])
+def test_full_unrolls_each_warps_tile_loop(specialise: bool, loops: int) -> None:
+    kernel = fused_kernel("fp16-m2", "full", specialise)
+    found = TILE_LOOP.findall(kernel.body)
+    assert len(found) == loops == len(PRAGMA.findall(kernel.body))
+    # The fixture's tile loop has 2 trips: at most ITRANS_UNROLL, so unrolled whole.
+    assert all(int(extent) <= ITRANS_UNROLL and not n for _, n, extent in found)
+
+
+def test_unroll_only_adds_pragmas() -> None:
+    """The shmem kernel has no pragma of its own; unrolling it adds one line and nothing else."""
+    kernel = fused_kernel("fp16-m2", "shmem", True)
+    assert not PRAGMA.search(kernel.body)
+    out = unroll_itrans(kernel, 4)
+    assert PRAGMA.sub("", out.body) == kernel.body
+    assert [(n, extent) for _, n, extent in TILE_LOOP.findall(out.body)] == [("", "2")] * 4
+
+
+def test_a_longer_loop_is_unrolled_by_the_factor() -> None:
+    kernel = fused_kernel("fp16-m2", "shmem", True)
+    loop = regex.compile(r"(for \(int (it_\w+) = 0; \2 < )2;")
+    longer = Kernel(kernel.name, kernel.launch_bounds, kernel.params,
+                    loop.sub(r"\g<1>6;", kernel.body))
+    assert [n for _, n, _ in TILE_LOOP.findall(unroll_itrans(longer, 4).body)] == [" 4"] * 4
+    assert [n for _, n, _ in TILE_LOOP.findall(unroll_itrans(longer, 6).body)] == [""] * 4
+
+
+def test_a_loop_free_itrans_is_left_alone() -> None:
+    # TVM drops the int8 fixture's tile loop (one tile group per warp): nothing to unroll.
+    kernel = fused_kernel("int8-m2", "shmem", True)
+    assert unroll_itrans(kernel, 4) == kernel
+
+
+def test_unroll_refuses_a_factor_below_two() -> None:
+    with pytest.raises(ReconstructError, match="unroll_itrans: unroll factor 1 must be at least"):
+        unroll_itrans(fused_kernel("fp16-m2", "shmem", True), 1)
+
+
+def test_other_fusions_are_not_unrolled() -> None:
+    for fusion in ("none", "syncfree", "shmem", "llc"):
+        assert not PRAGMA.search(reconstruct(*stored("fp16-m2"), fusion).source), fusion
