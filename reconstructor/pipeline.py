@@ -25,10 +25,16 @@ _FUSE = {"shmem": fuse_shmem, "llc": fuse_llc}
 # rose from 4.95 to 8.56 (bench/results/h100/specialise_ab/, docs/sass/counts.txt). So by
 # default only up to alpha 4.
 SPECIALISE_MAX_ALPHA = 4
-# The full kernel's ITrans tile loop runs `#pragma unroll 4`: on the H100 that was 1.10x (32/32/64
-# tiles, U from L2) to 1.21x (32/32/32) faster at 960^2 m=2 and within 3% at 224^2, where 2 was
-# smaller gains and 8 (whole) slower with U from L2 (bench/results/h100/unroll_ab/).
+# The full kernel's specialised fp16 ITrans tile loop runs `#pragma unroll 4`: on the H100 that was
+# 1.08-1.27x faster at 960^2 m=2, 1.02-1.08x at 224^2 (bench/results/h100/pad_unroll_ab/; 2 gave
+# less, whole loops less with U from L2, unroll_ab/). Not for int8 m=2 (0.88-0.96x) nor for the
+# unspecialised m=4 code (fp16 0.96x; int8 168 -> 254 registers).
 ITRANS_UNROLL = 4
+
+
+def _element_types(kernel: Kernel) -> set[str]:
+    """Element types of the kernel's pointer parameters, e.g. {"half"} for fp16's ITrans."""
+    return {p.ctype.split("*")[0].strip() for p in kernel.params}
 
 
 @dataclass(frozen=True)
@@ -81,7 +87,7 @@ def reconstruct(source: str, launches: Sequence[Mapping], fusion: str,
         # After fusion: the fusion passes evaluate ITrans's indices over threadIdx.y.
         by_warp = specialise_itrans if fusion == "syncfree" else specialise_fused
         forward[0] = (by_warp(kernel, first_launch), first_launch)
-    if fusion == "full":
+    if fusion == "full" and specialise and _element_types(stages.itrans) == {"half"}:
         forward[0] = (unroll_itrans(forward[0][0], ITRANS_UNROLL), first_launch)
     weight = [(k, by_name[k.name]) for k in stages.ktrans]
     kernels = tuple(k for k, _ in (*weight, *forward))

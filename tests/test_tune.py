@@ -65,6 +65,21 @@ def test_shared_memory_uses_the_kernels_real_footprint() -> None:
     assert f"shared memory {smem} B" in shared_memory(PAPER, cfg, small)
 
 
+@pytest.mark.parametrize(("accum", "tiles", "u_smem", "row"), [
+    ("fp32", (32, 32, 32), True, 32 + 8),    # V+U rows: 16*64*80 B >= 16*32*40*4 B
+    ("fp32", (32, 32, 64), False, 32 + 4),   # V rows only: 16*32*144 B < 16*32*40*4 B
+    ("fp16", (32, 64, 64), False, 64 + 8),   # 8 halves is the 16-byte pad either way
+])
+def test_m_rows_widen_only_where_free(accum: str, tiles: tuple, u_smem: bool, row: int) -> None:
+    wl = Conv2dWorkload(1, 960, 960, 64, 64, m=2, accum=accum)
+    full = KernelConfig(*tiles, fusion="full", u_smem=u_smem)
+    assert full.m_row_elems(wl) == row
+    operands = full.with_(fusion="shmem").smem_bytes(wl)
+    assert full.smem_bytes(wl) == max(operands, 16 * tiles[0] * row * (4 if accum == "fp32" else 2))
+    assert full.smem_bytes(wl) == operands  # the wide rows never grow the block
+    assert full.with_(fusion="none").m_row_elems(wl) == tiles[1] + 16 // (4 if accum == "fp32" else 2)
+
+
 def test_l2_residency_applies_to_llc_only() -> None:
     cfg = KernelConfig(tb_m=32, tb_k=32, fusion="llc")
     resident = min(cfg.blocks(PAPER), H100.sms)

@@ -30,9 +30,13 @@ def fused_kernel(name: str, fusion: str, specialise: bool) -> Kernel:
     return next(k for k in split_kernels(source).kernels if k.name.startswith(FUSED))
 
 
-@pytest.mark.parametrize(("specialise", "loops"), [(True, 4), (False, 1)])
-def test_full_unrolls_each_warps_tile_loop(specialise: bool, loops: int) -> None:
-    kernel = fused_kernel("fp16-m2", "full", specialise)
+@pytest.mark.parametrize(("name", "specialise", "loops"), [
+    ("fp16-m2", True, 4),   # one tile loop per warp case
+    ("fp16-m2", False, 0),  # unspecialised ITrans is not unrolled (pipeline.ITRANS_UNROLL)
+    ("int8-m2", True, 0),   # nor int8's
+])
+def test_full_unrolls_specialised_fp16_tile_loops(name: str, specialise: bool, loops: int) -> None:
+    kernel = fused_kernel(name, "full", specialise)
     found = TILE_LOOP.findall(kernel.body)
     assert len(found) == loops == len(PRAGMA.findall(kernel.body))
     # The fixture's tile loop has 2 trips: at most ITRANS_UNROLL, so unrolled whole.

@@ -16,11 +16,15 @@ FUSIONS = ("none", "syncfree", "shmem", "llc", "full")
 ACCUMULATOR_BYTES = {"fp32": 4, "fp16": 2, "int32": 4}
 ELEMENT_BYTES = {"fp16": 2, "int8": 1}
 WARP_SIZE = 32
-# Rows of the staged M slice (full fusion, OTrans) are padded by 8 accumulator elements. The
-# accumulators' shared stores write 4 rows per 128-byte phase (8-byte stores of fp32/int32, 16
-# lanes) or 8 rows (4-byte stores of fp16 pairs); a row stride of 8 (mod 32) banks, resp. 4 (mod
-# 8), puts those rows on disjoint banks. The 16-byte V/U pad made fp32 rows 4 banks apart: 2-way
-# conflicts, 8.9 M of the kernel's 23.7 M shared-store wavefronts at 960^2 (ncu, perf-notes).
+# Rows of the staged M slice in the full kernel are padded by 8 accumulator elements where that
+# costs no shared memory beyond the V/U staging the slice reuses. The accumulators' shared stores
+# write 4 rows per 128-byte phase (8-byte stores of fp32/int32, 16 lanes) or 8 rows (4-byte
+# stores of fp16 pairs); a row stride of 8 (mod 32) banks, resp. 4 (mod 8), puts those rows on
+# disjoint banks. The 16-byte V/U pad leaves fp32 rows 4 banks apart: 2-way conflicts, 8.9 M of
+# the kernel's 23.7 M shared-store wavefronts at 960^2 (ncu, perf-notes). Where the wider rows
+# would grow the block they can cost a resident block per SM (int8 N=128 56^2, 32/32/64: 72 ->
+# 80 KB, 3 -> 2 blocks, 0.61x on the H100, bench/results/h100/pad_unroll_ab/), so there the V/U
+# pad stays.
 M_ROW_PAD = 8
 
 
@@ -113,13 +117,25 @@ class KernelConfig:
     def smem_bytes(self, wl: Conv2dWorkload) -> int:
         """Dynamic shared memory of the BGEMM (or fused) block: padded V and U slices; for full
         fusion at least the padded M slice, which reuses that memory after the channel loop."""
-        ve = ELEMENT_BYTES[wl.dtype]
-        staged_rows = self.tb_m + (self.tb_n if self.u_smem else 0)
-        operands = wl.alpha * wl.alpha * staged_rows * (self.tb_k * ve + self.pad)
+        operands = self._operand_bytes(wl)
         if self.fusion != "full":
             return operands
         acc = ACCUMULATOR_BYTES[wl.accum]
-        return max(operands, wl.alpha * wl.alpha * self.tb_m * (self.tb_n + M_ROW_PAD) * acc)
+        return max(operands, wl.alpha * wl.alpha * self.tb_m * self.m_row_elems(wl) * acc)
+
+    def _operand_bytes(self, wl: Conv2dWorkload) -> int:
+        ve = ELEMENT_BYTES[wl.dtype]
+        staged_rows = self.tb_m + (self.tb_n if self.u_smem else 0)
+        return wl.alpha * wl.alpha * staged_rows * (self.tb_k * ve + self.pad)
+
+    def m_row_elems(self, wl: Conv2dWorkload) -> int:
+        """Row length of the staged M slice: tb_n plus M_ROW_PAD in the full kernel where that
+        fits in the V/U staging memory, else plus the V/U row pad."""
+        acc = ACCUMULATOR_BYTES[wl.accum]
+        wide = self.tb_n + M_ROW_PAD
+        if self.fusion == "full" and wl.alpha**2 * self.tb_m * wide * acc <= self._operand_bytes(wl):
+            return wide
+        return self.tb_n + self.pad // acc
 
     def blocks(self, wl: Conv2dWorkload) -> int:
         return wl.ntiles_padded(self.tb_m) // self.tb_m * (wl.k // self.tb_n)

@@ -93,22 +93,24 @@ def bench() -> Iterator[tuple[Conv2dWorkload, KernelConfig]]:
 
 def bench_full() -> Iterator[tuple[Conv2dWorkload, KernelConfig]]:
     """Per benchmark workload and dtype: the tuned best --fusion full config from the shipped
-    H100 log and 32/32/32 tiles at m = 2 and 4; plus the fp16 best with the whole epilogue."""
+    H100 log and 32/32/32 tiles at m = 2 and 4; for fp16 also the tuned best with fp16
+    accumulators, and both bests with the whole epilogue."""
     from .tune.best import best_config
 
     for shape in BENCH_WORKLOADS:
         seen = set()
-        for dtype in ("fp16", "int8"):
+        for dtype, accums in (("fp16", ("fp32", "fp16")), ("int8", ("int32",))):
             cases = [(Conv2dWorkload(*shape, dtype=dtype, m=m), FULL_TILES) for m in (2, 4)]
-            found = best_config(TUNING_LOG, Conv2dWorkload(*shape, dtype=dtype), "h100",
-                                fusion="full")
-            if found is not None:
+            for accum in accums:
+                probe = Conv2dWorkload(*shape, dtype=dtype, accum=accum)
+                found = best_config(TUNING_LOG, probe, "h100", fusion="full")
+                if found is None:
+                    continue
                 cfg, record = found
-                best = (Conv2dWorkload(*shape, dtype=dtype, m=record["m"]), cfg)
-                cases.insert(0, best)
+                best = dataclasses.replace(probe, m=record["m"])
+                cases.insert(0, (best, cfg))
                 if dtype == "fp16":
-                    wl = dataclasses.replace(best[0], epilogue=FULL_EPILOGUES[1])
-                    cases.append((wl, cfg))
+                    cases.append((dataclasses.replace(best, epilogue=FULL_EPILOGUES[1]), cfg))
             for wl, cfg in cases:
                 name = artifact_name(wl, cfg)
                 if name not in seen:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from tvm import s_tir
 
-from ..config import ACCUMULATOR_BYTES, M_ROW_PAD, WARP_SIZE, KernelConfig
+from ..config import ACCUMULATOR_BYTES, WARP_SIZE, KernelConfig
 from ..workload import Conv2dWorkload
 from .bgemm import SMEM_SCOPE, bind_warp_copy
 from .common import inline_const_matrices
@@ -42,7 +42,7 @@ def schedule_otrans(sch: s_tir.Schedule, wl: Conv2dWorkload, cfg: KernelConfig) 
     copy = sch.cache_read(sch.get_sblock("MA"), 0, SMEM_SCOPE)
     sch.compute_at(copy, k_o)
     bind_warp_copy(sch, copy, cfg.vec // ACCUMULATOR_BYTES[wl.accum])
-    sch.storage_align(copy, 0, axis=-2, factor=cfg.tb_n + M_ROW_PAD, offset=0)
+    sch.storage_align(copy, 0, axis=-2, factor=cfg.m_row_elems(wl), offset=0)
     # Channels fastest across lanes: M reads from shared and y writes both coalesce.
     _, warp, lane = sch.split(sch.fuse(t_i, k_i), [None, wl.alpha, WARP_SIZE])
     sch.bind(warp, "threadIdx.y")
