@@ -75,9 +75,10 @@ def test_m_rows_widen_only_where_free(accum: str, tiles: tuple, u_smem: bool, ro
     full = KernelConfig(*tiles, fusion="full", u_smem=u_smem)
     assert full.m_row_elems(wl) == row
     operands = full.with_(fusion="shmem").smem_bytes(wl)
-    assert full.smem_bytes(wl) == max(operands, 16 * tiles[0] * row * (4 if accum == "fp32" else 2))
+    acc = 4 if accum == "fp32" else 2
+    assert full.smem_bytes(wl) == max(operands, 16 * tiles[0] * row * acc)
     assert full.smem_bytes(wl) == operands  # the wide rows never grow the block
-    assert full.with_(fusion="none").m_row_elems(wl) == tiles[1] + 16 // (4 if accum == "fp32" else 2)
+    assert full.with_(fusion="none").m_row_elems(wl) == tiles[1] + 16 // acc
 
 
 def test_l2_residency_applies_to_llc_only() -> None:

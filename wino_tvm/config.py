@@ -133,7 +133,8 @@ class KernelConfig:
         fits in the V/U staging memory, else plus the V/U row pad."""
         acc = ACCUMULATOR_BYTES[wl.accum]
         wide = self.tb_n + M_ROW_PAD
-        if self.fusion == "full" and wl.alpha**2 * self.tb_m * wide * acc <= self._operand_bytes(wl):
+        wide_bytes = wl.alpha**2 * self.tb_m * wide * acc
+        if self.fusion == "full" and wide_bytes <= self._operand_bytes(wl):
             return wide
         return self.tb_n + self.pad // acc
 
