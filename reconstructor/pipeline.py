@@ -27,8 +27,8 @@ _FUSE = {"shmem": fuse_shmem, "llc": fuse_llc}
 SPECIALISE_MAX_ALPHA = 4
 # The full kernel's specialised fp16 ITrans tile loop runs `#pragma unroll 4`: on the H100 that was
 # 1.08-1.27x faster at 960^2 m=2, 1.02-1.08x at 224^2 (bench/results/h100/pad_unroll_ab/; 2 gave
-# less, whole loops less with U from L2, unroll_ab/). Not for int8 m=2 (0.88-0.96x) nor for the
-# unspecialised m=4 code (fp16 0.96x; int8 168 -> 254 registers).
+# less, whole loops less with U from L2, unroll_ab/). Not for int8 m=2 (0.88-0.96x) nor for m=4
+# (unspecialised: fp16 0.96x, int8 168 -> 254 registers; specialised: 82 KB of SASS already).
 ITRANS_UNROLL = 4
 
 
@@ -87,7 +87,8 @@ def reconstruct(source: str, launches: Sequence[Mapping], fusion: str,
         # After fusion: the fusion passes evaluate ITrans's indices over threadIdx.y.
         by_warp = specialise_itrans if fusion == "syncfree" else specialise_fused
         forward[0] = (by_warp(kernel, first_launch), first_launch)
-    if fusion == "full" and specialise and _element_types(stages.itrans) == {"half"}:
+    if (fusion == "full" and specialise and first_launch.block[1] <= SPECIALISE_MAX_ALPHA
+            and _element_types(stages.itrans) == {"half"}):
         forward[0] = (unroll_itrans(forward[0][0], ITRANS_UNROLL), first_launch)
     weight = [(k, by_name[k.name]) for k in stages.ktrans]
     kernels = tuple(k for k, _ in (*weight, *forward))
