@@ -32,6 +32,7 @@ from .passes import (
     _named,
     _one,
     _points,
+    byte_view,
     fuse_shmem,
 )
 from .source import Kernel, Param
@@ -127,8 +128,7 @@ def _adapt(ot: _Otrans, text: str, buffer: str, taken: set[str]) -> str:
     if names:
         pattern = regex.compile(r"(?<![\w.])(?:" + "|".join(sorted(names, reverse=True)) + r")\b")
         text = pattern.sub(lambda m: PREFIX + m.group(), text)
-    base = f"(({ot.ctype}*)((unsigned char*){buffer}))"
-    return regex.sub(rf"(?<![\w.]){ot.shared}\b", base, text)
+    return regex.sub(rf"(?<![\w.]){ot.shared}\b", byte_view(buffer, ot.ctype), text)
 
 
 @_named
@@ -167,7 +167,7 @@ def fuse_full(itrans: Kernel, bgemm: Kernel, otrans: Kernel, itrans_launch: Laun
     if _radix(const, (*global_strides, 1)) != [0, 0, 0, 0]:
         raise ReconstructError(f"accumulator store has a constant offset {const}")
     index = " + ".join(terms) or "0"
-    base = f"(({ot.ctype}*)((unsigned char*){buffer}))"
+    base = byte_view(buffer, ot.ctype)
     new_store = (f"{store['indent']}nvcuda::wmma::store_matrix_sync((&({base}[{index}])), "
                  f"{store['frag']}, {ot.strides[2]}, nvcuda::wmma::mem_row_major);")
     outer = loops[0]

@@ -385,8 +385,16 @@ def _adapt(it: _Itrans, bg: _Bgemm, text: str, byte_offset: int) -> str:
     pattern = regex.compile(r"(?<![\w.])(?:" + "|".join(sorted(names, reverse=True)) + r")\b")
     text = pattern.sub(lambda m: PREFIX + m.group(), text)
     text = _BLOCK_Y.sub(bg.chunk, text)
-    return regex.sub(rf"(?<![\w.]){it.shared}\b",
-                     f"(({it.ctype}*)(((unsigned char*){bg.buffer}) + {byte_offset}))", text)
+    return regex.sub(rf"(?<![\w.]){it.shared}\b", byte_view(bg.buffer, it.ctype, byte_offset),
+                     text)
+
+
+def byte_view(buffer: str, ctype: str, byte_offset: int | None = None) -> str:
+    """The fused kernel's byte buffer (at byte_offset) seen as an array of ctype."""
+    raw = f"((unsigned char*){buffer})"
+    if byte_offset is not None:
+        raw = f"({raw} + {byte_offset})"
+    return f"(({ctype}*){raw})"
 
 
 def _splice(it: _Itrans, bg: _Bgemm, part: str, keep_v_copy: bool, byte_offset: int,

@@ -7,7 +7,7 @@ its own, which is the latency the full kernel stalls on (long scoreboard, perf-n
 
 from __future__ import annotations
 
-from .cblocks import find_loops, indent_of, line_span
+from .cblocks import find_loops, indent_of
 from .errors import ReconstructError
 from .passes import _named
 from .source import Kernel
@@ -27,7 +27,7 @@ def unroll_itrans(fused: Kernel, factor: int) -> Kernel:
     outermost = [loop for loop in loops
                  if not any(other.contains(loop.start) for other in loops)]
     for loop in reversed(outermost):  # back to front: earlier offsets stay valid
-        pos = start + line_span(body[start:end], loop.start)[0]
+        pos = start + loop.start  # a loop's text starts at its line's start
         pragma = "#pragma unroll" if loop.extent <= factor else f"#pragma unroll {factor}"
         body = body[:pos] + f"{indent_of(body, pos)}{pragma}\n" + body[pos:]
     return Kernel(fused.name, fused.launch_bounds, fused.params, body)

@@ -198,13 +198,17 @@ def epilogue_scale(dtype: str, c: int) -> float:
     return INPUT_MAX[dtype] ** 2 * math.sqrt(9 * c) / 3
 
 
+def epilogue_input_flags(spec: HarnessSpec) -> dict[str, str]:
+    """EPILOGUE_BIAS / EPILOGUE_RESIDUAL: whether the kernels read that tensor (C++ bool)."""
+    return {f"EPILOGUE_{op.upper()}": str(op in spec.epilogue).lower() for op in EPILOGUE_INPUTS}
+
+
 def render_harness(spec: HarnessSpec) -> str:
     """The complete CUDA program for `spec`."""
     in_t, out_t = DTYPES[spec.dtype]
     ws = spec.workspaces
     values = {
-        "EPILOGUE_BIAS": str("bias" in spec.epilogue).lower(),
-        "EPILOGUE_RESIDUAL": str("residual" in spec.epilogue).lower(),
+        **epilogue_input_flags(spec),
         "EPILOGUE_RELU": str("relu" in spec.epilogue).lower(),
         "EPILOGUE_SCALE": f"{epilogue_scale(spec.dtype, spec.c):.9e}f",
         "EPILOGUE_JSON": _c_string(json.dumps(",".join(spec.epilogue))),

@@ -28,6 +28,7 @@ from wino_tvm.harness import (
     _c_string,
     _render_kernel_attrs,
     _render_launches,
+    epilogue_input_flags,
     fill_template,
 )
 from wino_tvm.runner import _NVCC_FLAGS, _arch_flags, _nvcc
@@ -104,8 +105,7 @@ def render_library(spec: HarnessSpec) -> str:
         "KERNEL_ATTRS": _render_kernel_attrs(spec.weight_launches + spec.forward_launches),
         "WEIGHT_TRANSFORM_BODY": _render_launches(spec.weight_launches),
         "FORWARD_BODY": _render_launches(spec.forward_launches),
-        "EPILOGUE_BIAS": str("bias" in spec.epilogue).lower(),
-        "EPILOGUE_RESIDUAL": str("residual" in spec.epilogue).lower(),
+        **epilogue_input_flags(spec),
     }
     return fill_template(TEMPLATE_PATH.read_text(), values)
 
