@@ -50,16 +50,20 @@ def unrolled(source: str) -> str:
     return re.sub(r"^( *)for \(", r"\1#pragma unroll\n\1for (", source, flags=re.M)
 
 
-def count(source: str) -> tuple[int, Counter]:
-    """(instructions without spill loads/stores, opcode counts) of the kernel in source."""
+def sass(source: str) -> str:
+    """cuobjdump's SASS listing of the kernel in source (nvcc -O3, sm_90)."""
     with tempfile.TemporaryDirectory() as tmp:
         cu, cubin = Path(tmp) / "k.cu", Path(tmp) / "k.cubin"
         cu.write_text(source)
         subprocess.run(["nvcc", "-std=c++17", "-O3", "-arch=sm_90", "-cubin",
                         "-diag-suppress=177,1046", "-o", str(cubin), str(cu)], check=True)
-        sass = subprocess.run(["cuobjdump", "-sass", "-fun", KERNEL, str(cubin)], check=True,
+        return subprocess.run(["cuobjdump", "-sass", "-fun", KERNEL, str(cubin)], check=True,
                               capture_output=True, text=True).stdout
-    ops = Counter(op for op in _OP.findall(sass) if op != "NOP")
+
+
+def count(source: str) -> tuple[int, Counter]:
+    """(instructions without spill loads/stores, opcode counts) of the kernel in source."""
+    ops = Counter(op for op in _OP.findall(sass(source)) if op != "NOP")
     return sum(ops.values()) - ops["LDL"] - ops["STL"], ops
 
 
