@@ -38,6 +38,7 @@ from .passes import (
 from .source import Kernel, Param
 
 FULL_KERNEL = "winograd_full_kernel"
+FULL_MARK = "Full fusion:"
 M = "M_ptr"
 PREFIX = "ot_"
 _STORE = regex.compile(
@@ -131,6 +132,21 @@ def _adapt(ot: _Otrans, text: str, buffer: str, taken: set[str]) -> str:
     return regex.sub(rf"(?<![\w.]){ot.shared}\b", byte_view(buffer, ot.ctype), text)
 
 
+def otrans_span(fused: Kernel) -> tuple[int, int]:
+    """The full kernel's OTrans part: after the barrier that follows the M staging, to the end."""
+    body = fused.body
+    marks = list(regex.finditer(rf"^(?P<i>[ ]*)// {regex.escape(FULL_MARK)}", body, regex.M))
+    if len(marks) != 1:
+        raise ReconstructError(f"expected one `// {FULL_MARK}` comment in {fused.name}, "
+                               f"found {len(marks)}")
+    mark = marks[0]
+    barriers = list(regex.finditer(rf"^{mark['i']}{regex.escape(SYNCTHREADS)}\n", body, regex.M,
+                                   pos=mark.end()))
+    if len(barriers) < 2:
+        raise ReconstructError(f"no barrier after the M staging in {fused.name}")
+    return barriers[1].end(), len(body)
+
+
 @_named
 def fuse_full(itrans: Kernel, bgemm: Kernel, otrans: Kernel, itrans_launch: Launch,
               bgemm_launch: Launch, otrans_launch: Launch) -> tuple[Kernel, Launch]:
@@ -178,7 +194,7 @@ def fuse_full(itrans: Kernel, bgemm: Kernel, otrans: Kernel, itrans_launch: Laun
     stored = body[outer.start:store.start()] + new_store + body[store.end():outer.end]
     body = (
         body[:outer.start]
-        + f"{indent}// Full fusion: the M slice reuses the V/U staging memory once every warp\n"
+        + f"{indent}// {FULL_MARK} the M slice reuses the V/U staging memory once every warp\n"
         + f"{indent}// is done with it; then OTrans reads all alpha^2 taps of each (tile, k).\n"
         + f"{indent}{SYNCTHREADS}\n"
         + stored

@@ -12,7 +12,7 @@ from .launch import Launch, check_launch
 from .passes import SYNCTHREADS, fuse_llc, fuse_shmem, strip_warp_barriers
 from .source import CudaSource, Kernel, render_source, split_kernels
 from .specialise import specialise_fused, specialise_itrans
-from .unroll import unroll_itrans
+from .unroll import unroll_itrans, unroll_otrans
 
 # none: the prototype as TVM wrote it (the paper's "Tuned TVM"); syncfree: plus the BGEMM's
 # block barriers turned into warp barriers; shmem / llc: plus the PKF fusion of ITrans+BGEMM;
@@ -31,6 +31,12 @@ SPECIALISE_MAX_ALPHA = 4
 # (0.88-0.96x) nor for m=4 (unspecialised: fp16 0.96x, int8 168 -> 254 registers; specialised:
 # 82 KB of SASS already).
 ITRANS_UNROLL = 4
+# The full kernel's OTrans loop runs `#pragma unroll 4` at alpha 4 (m=2): its residual loads then
+# overlap, which matters most where one block fills an SM (fp16 accumulators, TB_N 64: 221 KB of
+# shared memory, 4 warps). Hand-edited A/B on the H100 (bench/results/h100/otrans_unroll_ab/): with
+# the epilogue 0.99-1.48x (960^2 fp16 accumulators 791 -> 534 us, 224^2 1.37x), without it
+# 0.98-1.04x. Not for m=4 (int8 m=4 0.92x).
+OTRANS_UNROLL = 4
 
 
 def _element_types(kernel: Kernel) -> set[str]:
@@ -91,6 +97,8 @@ def reconstruct(source: str, launches: Sequence[Mapping], fusion: str,
     if (fusion == "full" and specialise and first_launch.block[1] <= SPECIALISE_MAX_ALPHA
             and _element_types(stages.itrans) == {"half"}):
         forward[0] = (unroll_itrans(forward[0][0], ITRANS_UNROLL), first_launch)
+    if fusion == "full" and first_launch.block[1] <= SPECIALISE_MAX_ALPHA:
+        forward[0] = (unroll_otrans(forward[0][0], OTRANS_UNROLL), first_launch)
     weight = [(k, by_name[k.name]) for k in stages.ktrans]
     kernels = tuple(k for k, _ in (*weight, *forward))
     return Reconstructed(

@@ -1,4 +1,5 @@
-"""Partial unrolling of the fused ITrans tile loop (reconstructor.unroll) on stored TVM output."""
+"""Partial unrolling of the fused ITrans tile loop and the full kernel's OTrans loop
+(reconstructor.unroll) on stored TVM output."""
 
 from __future__ import annotations
 
@@ -9,15 +10,18 @@ import pytest
 import regex
 
 from reconstructor.errors import ReconstructError
-from reconstructor.pipeline import ITRANS_UNROLL, reconstruct
+from reconstructor.full import otrans_span
+from reconstructor.pipeline import ITRANS_UNROLL, OTRANS_UNROLL, reconstruct
 from reconstructor.source import Kernel, split_kernels
-from reconstructor.unroll import unroll_itrans
+from reconstructor.unroll import unroll_itrans, unroll_otrans
 
 FIXTURES = Path(__file__).parent / "fixtures" / "reconstructor"
 PRAGMA = regex.compile(r"^[ ]*#pragma unroll(?: \d+)?\n", regex.M)
 FUSED = ("itrans_bgemm_", "winograd_full_")
 TILE_LOOP = regex.compile(r"^(?P<i>[ ]*)#pragma unroll(?P<n> \d+)?\n(?P=i)for \(int it_\w+ = 0; "
                           r"\w+ < (?P<extent>\d+);", regex.M)
+OTRANS_LOOP = regex.compile(r"^(?P<i>[ ]*)#pragma unroll(?P<n> \d+)?\n(?P=i)for \(int ot_\w+ = 0; "
+                            r"\w+ < (?P<extent>\d+);", regex.M)
 
 
 def stored(name: str) -> tuple[str, list[dict]]:
@@ -38,7 +42,8 @@ def fused_kernel(name: str, fusion: str, specialise: bool) -> Kernel:
 def test_full_unrolls_specialised_fp16_tile_loops(name: str, specialise: bool, loops: int) -> None:
     kernel = fused_kernel(name, "full", specialise)
     found = TILE_LOOP.findall(kernel.body)
-    assert len(found) == loops == len(PRAGMA.findall(kernel.body))
+    # Every other pragma is the OTrans loop's (below).
+    assert len(found) == loops == len(PRAGMA.findall(kernel.body)) - 1
     # The fixture's tile loop has 2 trips: at most ITRANS_UNROLL, so unrolled whole.
     assert all(int(extent) <= ITRANS_UNROLL and not n for _, n, extent in found)
 
@@ -75,3 +80,30 @@ def test_unroll_refuses_a_factor_below_two() -> None:
 def test_other_fusions_are_not_unrolled() -> None:
     for fusion in ("none", "syncfree", "shmem", "llc"):
         assert not PRAGMA.search(reconstruct(*stored("fp16-m2"), fusion).source), fusion
+
+
+@pytest.mark.parametrize("name", ["fp16-m2", "int8-m2"])
+@pytest.mark.parametrize("specialise", [True, False])
+def test_full_unrolls_its_otrans_loop_at_alpha_4(name: str, specialise: bool) -> None:
+    kernel = fused_kernel(name, "full", specialise)
+    found = OTRANS_LOOP.findall(kernel.body)
+    assert len(found) == 1
+    _, n, extent = found[0]
+    assert n == ("" if int(extent) <= OTRANS_UNROLL else f" {OTRANS_UNROLL}")
+    # The loop lies after the M staging: inside the OTrans part.
+    start, _ = otrans_span(kernel)
+    assert OTRANS_LOOP.search(kernel.body, start)
+
+
+def test_otrans_unroll_only_adds_a_pragma() -> None:
+    kernel = fused_kernel("fp16-m2", "full", True)
+    bare = Kernel(kernel.name, kernel.launch_bounds, kernel.params,
+                  regex.sub(r"^[ ]*#pragma unroll\n(?=[ ]*for \(int ot_)", "", kernel.body,
+                            flags=regex.M))
+    assert not OTRANS_LOOP.search(bare.body)
+    assert unroll_otrans(bare, 4) == kernel
+
+
+def test_otrans_unroll_needs_the_full_kernel() -> None:
+    with pytest.raises(ReconstructError, match="unroll_otrans: expected one `// Full fusion:`"):
+        unroll_otrans(fused_kernel("fp16-m2", "shmem", True), 4)
