@@ -1,7 +1,8 @@
 // Standalone benchmark and correctness check for one generated 3x3 convolution.
 // Rendered by wino_tvm/harness.py; build: nvcc -std=c++17 -O3 -arch=sm_XX program.cu
 // Conv: x[N,H,W,C] (NHWC) * w[3,3,C,K] (HWIO) -> y[N,H,W,K], stride 1, zero padding 1, then
-// the fused epilogue y = relu(conv + bias[k] + residual[n,h,w,k]) with the parts it names.
+// the fused epilogue y = relu(conv + bias[k] + residual[n,h,w,k]) with the parts it names; for
+// int8 inputs an fp16 or int8 y is that divided by y_scale (int8: rounded, saturated to +-127).
 // Usage: wino_bench [--seed S] [--checks K] [--warmup W] [--iters I] [--no-time]
 // Progress goes to stderr; the last stdout line is one JSON record.
 #include <cuda_runtime.h>
@@ -24,6 +25,7 @@
 // its types out and prefixes its names with wb_/k.
 typedef {{IN_T}} IN_T;
 typedef {{OUT_T}} OUT_T;
+typedef {{EPI_T}} EPI_T;  // bias and residual
 
 static constexpr long long kN = {{N}};
 static constexpr long long kH = {{H}};
@@ -38,11 +40,17 @@ static constexpr double kTolerance = {{TOLERANCE}};
 static constexpr bool kBias = {{EPILOGUE_BIAS}};
 static constexpr bool kResidual = {{EPILOGUE_RESIDUAL}};
 static constexpr bool kRelu = {{EPILOGUE_RELU}};
+// A scaled y: forward reads y_scale, which the check sets from the reference (its absmax maps
+// to 127, as a calibration would). An int8 y starts as kQuantPoison, a value the kernels never
+// write; a floating one as NaN.
+static constexpr bool kScaledOut = {{SCALED_OUT}};
+static constexpr int kQuantPoison = {{QUANT_POISON}};
 // bias and residual are drawn from [-kEpilogueScale, kEpilogueScale]: the size of the
 // convolution's outputs, so that a dropped epilogue term fails the check by far.
 static constexpr float kEpilogueScale = {{EPILOGUE_SCALE}};
 // JSON-encoded strings for the record.
 static const char* const kDtypeJson = {{DTYPE_JSON}};
+static const char* const kOutJson = {{OUT_JSON}};
 static const char* const kFusionJson = {{FUSION_JSON}};
 static const char* const kConfigJson = {{CONFIG_JSON}};
 static const char* const kCommitJson = {{COMMIT_JSON}};
@@ -85,8 +93,9 @@ static void weight_transform([[maybe_unused]] IN_T* w, [[maybe_unused]] cudaStre
 
 // Once per convolution call; this is what is timed.
 static void forward([[maybe_unused]] IN_T* x, [[maybe_unused]] IN_T* w,
-                    [[maybe_unused]] OUT_T* bias, [[maybe_unused]] OUT_T* residual,
-                    [[maybe_unused]] OUT_T* y, cudaStream_t stream) {
+                    [[maybe_unused]] EPI_T* bias, [[maybe_unused]] EPI_T* residual,
+                    [[maybe_unused]] float* y_scale, [[maybe_unused]] OUT_T* y,
+                    cudaStream_t stream) {
 {{FORWARD_BODY}}
 }
 
@@ -104,7 +113,7 @@ __device__ inline float wb_uniform(unsigned long long bits) {
 }
 
 // Uniform in [-scale, scale]: x and w at scale 1, the epilogue's bias and residual at
-// kEpilogueScale (output type: half or float).
+// kEpilogueScale (their type EPI_T: half or float).
 __device__ inline void wb_set_random(half* p, unsigned long long bits, float scale) {
   *p = __float2half_rn(scale * wb_uniform(bits));
 }
@@ -145,8 +154,8 @@ __device__ inline double wb_to_double(float v) { return (double)v; }
 // Direct convolution in float64 (exact for int8 inputs, and for fp16 inputs the error is far
 // below any kernel's), then the epilogue in float64.
 __global__ void wb_reference_conv(const IN_T* __restrict__ x, const IN_T* __restrict__ w,
-                                  const OUT_T* __restrict__ bias,
-                                  const OUT_T* __restrict__ residual, double* __restrict__ ref) {
+                                  const EPI_T* __restrict__ bias,
+                                  const EPI_T* __restrict__ residual, double* __restrict__ ref) {
   const long long stride = (long long)gridDim.x * blockDim.x;
   for (long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x; idx < kYCount;
        idx += stride) {
@@ -176,10 +185,22 @@ __global__ void wb_reference_conv(const IN_T* __restrict__ x, const IN_T* __rest
   }
 }
 
-__global__ void wb_output_to_double(const OUT_T* __restrict__ y, double* __restrict__ out) {
+// y in the reference's units (times y_scale, 1 when unscaled), int8's poison as NaN.
+__device__ inline double wb_output_value(half v, double y_scale) {
+  return wb_to_double(v) * y_scale;
+}
+__device__ inline double wb_output_value(float v, double y_scale) {
+  return wb_to_double(v) * y_scale;
+}
+__device__ inline double wb_output_value(signed char v, double y_scale) {
+  return v == kQuantPoison ? NAN : (double)v * y_scale;
+}
+
+__global__ void wb_output_to_double(const OUT_T* __restrict__ y, double y_scale,
+                                    double* __restrict__ out) {
   const long long stride = (long long)gridDim.x * blockDim.x;
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < kYCount; i += stride) {
-    out[i] = wb_to_double(y[i]);
+    out[i] = wb_output_value(y[i], y_scale);
   }
 }
 
@@ -288,20 +309,22 @@ int main(int argc, char** argv) {
 
   const size_t x_bytes = sizeof(IN_T) * (size_t)kXCount;
   const size_t y_bytes = sizeof(OUT_T) * (size_t)kYCount;
-  // The residual has y's shape and type; epilogue inputs are allocated only when used.
-  const size_t r_bytes = kResidual ? y_bytes : 0;
+  // The residual has y's shape; epilogue inputs and y_scale are allocated only when used.
+  const size_t r_bytes = kResidual ? sizeof(EPI_T) * (size_t)kYCount : 0;
   IN_T* x = nullptr;
   IN_T* w = nullptr;
   OUT_T* y = nullptr;
-  OUT_T* bias = nullptr;
-  OUT_T* residual = nullptr;
+  EPI_T* bias = nullptr;
+  EPI_T* residual = nullptr;
+  float* y_scale = nullptr;
   WB_CHECK(cudaMalloc(&x, x_bytes));
   WB_CHECK(cudaMalloc(&w, sizeof(IN_T) * (size_t)kWCount));
   WB_CHECK(cudaMalloc(&y, y_bytes));
-  if (kBias) WB_CHECK(cudaMalloc(&bias, sizeof(OUT_T) * (size_t)kK));
+  if (kBias) WB_CHECK(cudaMalloc(&bias, sizeof(EPI_T) * (size_t)kK));
   if (kResidual) WB_CHECK(cudaMalloc(&residual, r_bytes));
+  if (kScaledOut) WB_CHECK(cudaMalloc(&y_scale, sizeof(float)));
 
-  // ---- correctness: fresh x and w per check, y poisoned so unwritten outputs stay NaN ----
+  // ---- correctness: fresh x and w per check, y poisoned so unwritten outputs show ----------
   double* ref_dev = nullptr;
   double* y_dev = nullptr;
   WB_CHECK(cudaMalloc(&ref_dev, sizeof(double) * (size_t)kYCount));
@@ -315,17 +338,26 @@ int main(int argc, char** argv) {
     wb_fill(w, kWCount, seed, 2, stream);
     if (kBias) wb_fill(bias, kK, seed, 3, stream, kEpilogueScale);
     if (kResidual) wb_fill(residual, kYCount, seed, 4, stream, kEpilogueScale);
-    WB_CHECK(cudaMemsetAsync(y, 0xFF, y_bytes, stream));
-    weight_transform(w, stream);
-    forward(x, w, bias, residual, y, stream);
-    WB_CHECK(cudaDeviceSynchronize());
-
     wb_reference_conv<<<wb_blocks(kYCount), 256, 0, stream>>>(x, w, bias, residual, ref_dev);
     WB_CHECK_LAUNCH("wb_reference_conv");
-    wb_output_to_double<<<wb_blocks(kYCount), 256, 0, stream>>>(y, y_dev);
-    WB_CHECK_LAUNCH("wb_output_to_double");
     WB_CHECK(cudaMemcpyAsync(ref_host.data(), ref_dev, sizeof(double) * ref_host.size(),
                              cudaMemcpyDeviceToHost, stream));
+    WB_CHECK(cudaStreamSynchronize(stream));
+    float scale = 1.0f;
+    if (kScaledOut) {
+      double absmax = 0.0;
+      for (double v : ref_host) absmax = std::max(absmax, std::fabs(v));
+      scale = absmax > 0.0 ? (float)(absmax / 127.0) : 1.0f;
+      WB_CHECK(cudaMemcpyAsync(y_scale, &scale, sizeof(float), cudaMemcpyHostToDevice, stream));
+    }
+    const bool int8_y = sizeof(OUT_T) == 1;
+    WB_CHECK(cudaMemsetAsync(y, int8_y ? kQuantPoison : 0xFF, y_bytes, stream));
+    weight_transform(w, stream);
+    forward(x, w, bias, residual, y_scale, y, stream);
+    WB_CHECK(cudaDeviceSynchronize());
+
+    wb_output_to_double<<<wb_blocks(kYCount), 256, 0, stream>>>(y, (double)scale, y_dev);
+    WB_CHECK_LAUNCH("wb_output_to_double");
     WB_CHECK(cudaMemcpyAsync(y_host.data(), y_dev, sizeof(double) * y_host.size(),
                              cudaMemcpyDeviceToHost, stream));
     WB_CHECK(cudaStreamSynchronize(stream));
@@ -355,7 +387,7 @@ int main(int argc, char** argv) {
     rotate = std::min(rotate, 1 + (long long)(free_bytes / 10 * 9 / pair_bytes));
     std::vector<IN_T*> xs((size_t)rotate, x);
     std::vector<OUT_T*> ys((size_t)rotate, y);
-    std::vector<OUT_T*> rs((size_t)rotate, residual);
+    std::vector<EPI_T*> rs((size_t)rotate, residual);
     for (long long r = 1; r < rotate; ++r) {
       WB_CHECK(cudaMalloc(&xs[r], x_bytes));
       WB_CHECK(cudaMalloc(&ys[r], y_bytes));
@@ -369,7 +401,7 @@ int main(int argc, char** argv) {
 
     weight_transform(w, stream);
     for (long long i = 0; i < opt.warmup; ++i) {
-      forward(xs[i % rotate], w, bias, rs[i % rotate], ys[i % rotate], stream);
+      forward(xs[i % rotate], w, bias, rs[i % rotate], y_scale, ys[i % rotate], stream);
     }
     std::vector<cudaEvent_t> starts((size_t)opt.iters), stops((size_t)opt.iters);
     for (long long i = 0; i < opt.iters; ++i) {
@@ -378,7 +410,7 @@ int main(int argc, char** argv) {
     }
     for (long long i = 0; i < opt.iters; ++i) {
       WB_CHECK(cudaEventRecord(starts[i], stream));
-      forward(xs[i % rotate], w, bias, rs[i % rotate], ys[i % rotate], stream);
+      forward(xs[i % rotate], w, bias, rs[i % rotate], y_scale, ys[i % rotate], stream);
       WB_CHECK(cudaEventRecord(stops[i], stream));
     }
     WB_CHECK(cudaDeviceSynchronize());
@@ -416,17 +448,18 @@ int main(int argc, char** argv) {
   WB_CHECK(cudaFree(y));
   if (kBias) WB_CHECK(cudaFree(bias));
   if (kResidual) WB_CHECK(cudaFree(residual));
+  if (kScaledOut) WB_CHECK(cudaFree(y_scale));
   wb_free_workspaces();
   WB_CHECK(cudaStreamDestroy(stream));
 
   printf("{\"device\": %s, \"sm\": \"sm_%d%d\", "
          "\"workload\": {\"N\": %lld, \"H\": %lld, \"W\": %lld, \"C\": %lld, \"K\": %lld}, "
-         "\"dtype\": %s, \"m\": %d, \"fusion\": %s, \"config\": %s, \"epilogue\": %s, "
+         "\"dtype\": %s, \"out\": %s, \"m\": %d, \"fusion\": %s, \"config\": %s, \"epilogue\": %s, "
          "\"median_us\": %s, \"min_us\": %s, \"mean_us\": %s, \"iters\": %lld, \"rotate\": %s, "
          "\"tflops\": %s, \"rel_l2_err\": %s, \"max_abs_err\": %s, \"nonfinite\": %lld, "
          "\"tolerance\": %s, \"checks\": %lld, \"seed\": %llu, \"correct\": %s, \"commit\": %s}\n",
          wb_json_string(prop.name).c_str(), prop.major, prop.minor, kN, kH, kW, kC, kK,
-         kDtypeJson, kM, kFusionJson, kConfigJson, kEpilogueJson, wb_json_number(median_us).c_str(),
+         kDtypeJson, kOutJson, kM, kFusionJson, kConfigJson, kEpilogueJson, wb_json_number(median_us).c_str(),
          wb_json_number(min_us).c_str(), wb_json_number(mean_us).c_str(), timed_iters,
          opt.time ? std::to_string(rotate).c_str() : "null", wb_json_number(tflops).c_str(),
          wb_json_number(worst.rel_l2).c_str(), wb_json_number(worst.max_abs).c_str(),

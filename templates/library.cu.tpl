@@ -3,7 +3,10 @@
 //   nvcc -shared -Xcompiler -fPIC -Xcompiler -fvisibility=hidden -O3 -arch=sm_XX library.cu
 // Conv: x[N,H,W,C] (NHWC) * w[3,3,C,K] (HWIO) -> y[N,H,W,K], stride 1, zero padding 1, then
 // the epilogue it was built with (wino_describe's "epilogue"): y = relu(conv + bias + residual),
-// bias[K] and residual[N,H,W,K] of y's type. Parts it was built without take NULL.
+// bias[K] and residual[N,H,W,K] of y's type (float for int8 inputs). Parts it was built without
+// take NULL. For int8 inputs an fp16 or int8 y (wino_describe's "out") is that divided by y_scale
+// (one float in device memory), int8 rounded to nearest even and saturated to [-127, 127];
+// other libraries take a NULL y_scale.
 // Every entry point returns a cudaError_t as int (0 = success); wino_error_string names it.
 // The caller owns all memory: one workspace of wino_workspace_bytes(), 256-byte aligned (as
 // cudaMalloc and PyTorch's allocator return), which wino_weight_transform fills and
@@ -23,6 +26,7 @@
 // its types out and prefixes its names with wb_/k, as the standalone harness does.
 typedef {{IN_T}} IN_T;
 typedef {{OUT_T}} OUT_T;
+typedef {{EPI_T}} EPI_T;  // bias and residual
 
 #define WB_API extern "C" __attribute__((visibility("default")))
 // Errors go back to the caller; the launch lists below are rendered with these two macros.
@@ -86,18 +90,21 @@ WB_API int wino_weight_transform(const void* wb_w, void* wb_workspace, cudaStrea
 }
 
 // Once per convolution: y = epilogue(conv(x, w)) with the weights wino_weight_transform left in
-// the workspace. bias and residual must be non-NULL exactly when the epilogue reads them.
+// the workspace. bias, residual and y_scale must be non-NULL exactly when the kernels read them.
 WB_API int wino_forward(const void* wb_x, const void* wb_bias, const void* wb_residual,
-                        void* wb_y, void* wb_workspace, cudaStream_t stream) {
+                        const void* wb_y_scale, void* wb_y, void* wb_workspace,
+                        cudaStream_t stream) {
   WB_CHECK(wb_check_workspace(wb_workspace));
   if ((wb_bias != nullptr) != {{EPILOGUE_BIAS}} ||
-      (wb_residual != nullptr) != {{EPILOGUE_RESIDUAL}}) {
+      (wb_residual != nullptr) != {{EPILOGUE_RESIDUAL}} ||
+      (wb_y_scale != nullptr) != {{SCALED_OUT}}) {
     return cudaErrorInvalidValue;
   }
   WB_CHECK(wb_configure_kernels());
   [[maybe_unused]] IN_T* x = static_cast<IN_T*>(const_cast<void*>(wb_x));
-  [[maybe_unused]] OUT_T* bias = static_cast<OUT_T*>(const_cast<void*>(wb_bias));
-  [[maybe_unused]] OUT_T* residual = static_cast<OUT_T*>(const_cast<void*>(wb_residual));
+  [[maybe_unused]] EPI_T* bias = static_cast<EPI_T*>(const_cast<void*>(wb_bias));
+  [[maybe_unused]] EPI_T* residual = static_cast<EPI_T*>(const_cast<void*>(wb_residual));
+  [[maybe_unused]] float* y_scale = static_cast<float*>(const_cast<void*>(wb_y_scale));
   [[maybe_unused]] OUT_T* y = static_cast<OUT_T*>(wb_y);
   [[maybe_unused]] char* wb_base = static_cast<char*>(wb_workspace);
 {{WORKSPACE_POINTERS}}

@@ -405,6 +405,53 @@ def test_otrans_epilogue(cfg, epilogue):
     assert max_rel <= tol, max_rel
 
 
+@pytest.mark.parametrize("epilogue", [(), ("bias", "residual", "relu")], ids=",".join)
+@pytest.mark.parametrize("out", ["fp16", "int8"])
+def test_int8_output_dtypes(out, epilogue):
+    """int8 OTrans writing fp16 or int8 y: the dequantised float64 result divided by y_scale,
+    rounded once to fp16, or rounded to nearest and saturated to +-127."""
+    shape_id = "n2h7w9c16k8"
+    r = _winograd("int8", "int32", 2, shape_id)
+    wl = dataclasses.replace(r["wl"], epilogue=epilogue, out=out)
+    st = winograd_stages(wl, NTILES_MULTIPLE)
+    assert [t.op.name for t in st.epilogue_in] == list(wl.forward_inputs)
+    assert str(st.y.dtype) == {"fp16": "float16", "int8": "int8"}[out]
+    ex = tvm.compile(tvm.IRModule({"otrans": st.prim_funcs()["otrans"]}), target="llvm")
+    dev = tvm.cpu()
+    rng = _stable_rng(f"int8-out-{out}-{','.join(epilogue)}", "int8", shape_id)
+    mm = r["M"].astype(np.float64) * quant.input_tap_scales(2)[:, :, None, None]
+    ref = _otrans_reference(mm * r["U_scale"][:, :, None, :], wl)
+    scale = float(np.abs(ref).mean())
+    extra = {"bias": rng.uniform(-scale, scale, wl.k).astype(np.float32),
+             "residual": rng.uniform(-scale, scale, ref.shape).astype(np.float32)}
+    for op in ("bias", "residual"):
+        if op in epilogue:
+            ref = ref + extra[op].astype(np.float64)
+    if "relu" in epilogue:
+        ref = np.maximum(ref, 0.0)
+    # Half the absmax scale: the largest int8 outputs must saturate at +-127, never wrap.
+    extra["y_scale"] = np.array([np.abs(ref).max() / quant.QMAX / 2], dtype=np.float32)
+    scaled = ref / float(extra["y_scale"][0])
+    for t in st.epilogue_in:
+        assert str(t.dtype) == str(extra[t.op.name].dtype)
+    inputs = [tvm.runtime.tensor(extra[t.op.name], dev) for t in st.epilogue_in]
+    y = _poisoned(st.y, rng)
+    ex["otrans"](tvm.runtime.tensor(r["M"], dev), tvm.runtime.tensor(r["U_scale"], dev),
+                 *inputs, y)
+    got = y.numpy()
+    if out == "fp16":
+        assert np.all(np.isfinite(got))
+        max_rel, _ = _metrics(got, scaled)
+        assert max_rel <= 2.0**-11 + 1.5e-5, max_rel  # test_otrans_stage's budget
+        return
+    expected = np.clip(np.rint(scaled), -quant.QMAX, quant.QMAX)
+    assert np.count_nonzero(np.abs(expected) == quant.QMAX) > 0  # saturation exercised
+    diff = np.abs(got.astype(np.float64) - expected)
+    # float32 math moves a value across a rounding boundary only where it lies within ~1e-6
+    # of one: at most one step, and rarely (measured: none).
+    assert diff.max() <= 1 and np.count_nonzero(diff) <= expected.size // 1000, diff.max()
+
+
 @pytest.mark.parametrize("cfg", FLOAT_CONFIGS, ids=_config_id)
 @STAGE_PARAMS
 def test_float_winograd_matches_topi(cfg, shape_id):

@@ -139,7 +139,8 @@ def test_describe_json() -> None:
     assert info == {
         "abi_version": ABI_VERSION,
         "workload": {"N": 2, "H": 8, "W": 8, "C": 16, "K": 32},
-        "dtype": "int8", "x_type": "int8_t", "w_type": "int8_t", "y_type": "float",
+        "dtype": "int8", "out": "fp32", "x_type": "int8_t", "w_type": "int8_t", "y_type": "float",
+        "epilogue_type": "float",
         "layout": {"x": "NHWC", "w": "HWIO", "y": "NHWK"},
         "m": 4, "fusion": "none", "config": "direct-int8", "epilogue": [], "tolerance": 1e-6,
             "commit": "abc123",
@@ -191,7 +192,8 @@ def test_render_epilogue_pointer_checks() -> None:
     launch = dataclasses.replace(spec.forward_launches[0], args=("x", "wt", "bias", "y"))
     spec = dataclasses.replace(spec, forward_launches=(launch,), epilogue=("bias", "relu"))
     source = render_library(spec)
-    check = "if ((wb_bias != nullptr) != true ||\n      (wb_residual != nullptr) != false) {"
+    check = ("if ((wb_bias != nullptr) != true ||\n      (wb_residual != nullptr) != false ||\n"
+             "      (wb_y_scale != nullptr) != false) {")
     assert check in source
     assert "direct_conv<<<" in source and "(x, wt, bias, y);" in source
     assert json.loads(library.describe_json(spec))["epilogue"] == ["bias", "relu"]
@@ -239,10 +241,11 @@ class FakeFunction:
 
 class FakeLibrary:
     def __init__(self, status: int = 0, abi_version: int = ABI_VERSION,
-                 epilogue: tuple[str, ...] = ()) -> None:
+                 epilogue: tuple[str, ...] = (), dtype: str = "fp16", out: str = "fp16") -> None:
         self.wino_workspace_bytes = FakeFunction(4096)
-        self.wino_describe = FakeFunction(
-            json.dumps({"abi_version": abi_version, "epilogue": list(epilogue)}).encode())
+        self.wino_describe = FakeFunction(json.dumps({
+            "abi_version": abi_version, "epilogue": list(epilogue), "dtype": dtype, "out": out,
+        }).encode())
         self.wino_error_string = FakeFunction(b"an illegal memory access was encountered")
         self.wino_weight_transform = FakeFunction(status)
         self.wino_forward = FakeFunction(status)
@@ -251,7 +254,7 @@ class FakeLibrary:
 def test_wrapper_glue_with_fake_library() -> None:
     fake = FakeLibrary()
     lib = WinoLibrary("libfake.so", cdll=fake)
-    assert fake.wino_forward.argtypes == [ctypes.c_void_p] * 6
+    assert fake.wino_forward.argtypes == [ctypes.c_void_p] * 7
     assert fake.wino_forward.restype is ctypes.c_int
     assert fake.wino_weight_transform.argtypes == [ctypes.c_void_p] * 3
     assert fake.wino_workspace_bytes.restype is ctypes.c_size_t
@@ -259,19 +262,32 @@ def test_wrapper_glue_with_fake_library() -> None:
     lib.weight_transform(0x1000, 0x2000, 7)
     lib.forward(0x3000, 0x4000, 0x2000, 7)
     assert fake.wino_weight_transform.calls == [(0x1000, 0x2000, 7)]
-    assert fake.wino_forward.calls == [(0x3000, None, None, 0x4000, 0x2000, 7)]
+    assert fake.wino_forward.calls == [(0x3000, None, None, None, 0x4000, 0x2000, 7)]
 
 
 def test_wrapper_passes_and_checks_epilogue_pointers() -> None:
     fake = FakeLibrary(epilogue=("bias", "relu"))
     lib = WinoLibrary("libfake.so", cdll=fake)
     lib.forward(0x3000, 0x4000, 0x2000, 7, bias_ptr=0x5000)
-    assert fake.wino_forward.calls == [(0x3000, 0x5000, None, 0x4000, 0x2000, 7)]
-    with pytest.raises(WinoError, match="built with bias,relu: pass bias_ptr when"):
+    assert fake.wino_forward.calls == [(0x3000, 0x5000, None, None, 0x4000, 0x2000, 7)]
+    with pytest.raises(WinoError, match="built with bias,relu and fp16 output: pass bias_ptr when"):
         lib.forward(0x3000, 0x4000, 0x2000, 7)
     with pytest.raises(WinoError, match="pass residual_ptr only when"):
         lib.forward(0x3000, 0x4000, 0x2000, 7, bias_ptr=0x5000, residual_ptr=0x6000)
     assert len(fake.wino_forward.calls) == 1  # refused calls never reach the library
+
+
+def test_wrapper_passes_and_checks_the_output_scale() -> None:
+    """A library from int8 to an fp16 or int8 y takes y_scale; every other refuses one."""
+    fake = FakeLibrary(dtype="int8", out="int8")
+    lib = WinoLibrary("libfake.so", cdll=fake)
+    lib.forward(0x3000, 0x4000, 0x2000, 7, y_scale_ptr=0x7000)
+    assert fake.wino_forward.calls == [(0x3000, None, None, 0x7000, 0x4000, 0x2000, 7)]
+    with pytest.raises(WinoError, match="no epilogue and int8 output: pass y_scale_ptr when"):
+        lib.forward(0x3000, 0x4000, 0x2000, 7)
+    other = WinoLibrary("libfake.so", cdll=FakeLibrary(dtype="int8", out="fp32"))
+    with pytest.raises(WinoError, match="pass y_scale_ptr only when"):
+        other.forward(0x3000, 0x4000, 0x2000, 7, y_scale_ptr=0x7000)
 
 
 def test_wrapper_raises_with_cuda_error_text() -> None:

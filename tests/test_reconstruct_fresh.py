@@ -16,7 +16,7 @@ from reconstructor.pipeline import FUSIONS, reconstruct
 from wino_tvm.codegen import generate
 from wino_tvm.config import KernelConfig
 from wino_tvm.schedule import scheduled_module
-from wino_tvm.workload import EPILOGUE_INPUTS, Conv2dWorkload
+from wino_tvm.workload import Conv2dWorkload
 
 # N=2 and odd H/W: padded tiles per image and edge tiles; C != K and two channel chunks.
 SHAPE = (2, 11, 13, 32, 48)
@@ -27,6 +27,9 @@ CASES = [(*p, f) for p in PROTOTYPES for f in FUSIONS]
 # With the whole epilogue (bias, residual, relu) in OTrans: every dtype and m, TB_M = 16.
 EPILOGUE = ("bias", "residual", "relu")
 EPILOGUE_CASES = [(d, m, 16, f) for d in ("fp16", "int8") for m in (2, 4) for f in FUSIONS]
+# int8 inputs with an fp16 or int8 y (divided by y_scale): m=2 int8 y with the epilogue, m=4 fp16.
+SCALED_OUT = {(2, "int8"): EPILOGUE, (4, "fp16"): ()}
+SCALED_CASES = [(m, out, f) for m, out in SCALED_OUT for f in FUSIONS]
 NVCC = ["nvcc", "-std=c++17", "-O3", "-c", "-gencode", "arch=compute_80,code=sm_80",
         "-gencode", "arch=compute_90,code=sm_90", "-diag-suppress=177,1046"]
 
@@ -34,19 +37,20 @@ NVCC = ["nvcc", "-std=c++17", "-O3", "-c", "-gencode", "arch=compute_80,code=sm_
 @pytest.fixture(scope="module")
 def rebuilt():
     out = {}
-    variants = [(p, u_smem, ()) for p in PROTOTYPES
+    variants = [(p, u_smem, (), "") for p in PROTOTYPES
                 for u_smem in ((True, False) if p in U_L2 else (True,))]
-    variants += [((d, m, tb_m), True, EPILOGUE) for d, m, tb_m, f in EPILOGUE_CASES
+    variants += [((d, m, tb_m), True, EPILOGUE, "") for d, m, tb_m, f in EPILOGUE_CASES
                  if f == FUSIONS[0]]
-    for (dtype, m, tb_m), u_smem, epilogue in variants:
-        wl = Conv2dWorkload(*SHAPE, dtype=dtype, m=m, epilogue=epilogue)
+    variants += [(("int8", m, 16), True, epilogue, y) for (m, y), epilogue in SCALED_OUT.items()]
+    for (dtype, m, tb_m), u_smem, epilogue, y_dtype in variants:
+        wl = Conv2dWorkload(*SHAPE, dtype=dtype, m=m, epilogue=epilogue, out=y_dtype)
         # The schedules do not depend on the fusion: one prototype serves all five.
         proto = generate(scheduled_module(wl, KernelConfig(tb_m=tb_m, u_smem=u_smem)))
         launches = [asdict(k) for k in proto.launches]
         for fusion in FUSIONS:
             cfg = KernelConfig(tb_m=tb_m, fusion=fusion, u_smem=u_smem)
             key = (dtype, m, tb_m, fusion, *([] if u_smem else ["ul2"]),
-                   *(["ep"] if epilogue else []))
+                   *(["ep"] if epilogue else []), *([f"out_{y_dtype}"] if y_dtype else []))
             out[key] = (wl, cfg, reconstruct(proto.source, launches, fusion))
     return out
 
@@ -81,6 +85,22 @@ def test_forward_kernels_with_epilogue(rebuilt, dtype, m, tb_m, fusion):
     _check_forward(wl, cfg, r, dtype, fusion)
 
 
+@pytest.mark.parametrize(("m", "y_dtype", "fusion"), SCALED_CASES)
+def test_forward_kernels_scaled_output(rebuilt, m, y_dtype, fusion):
+    epilogue = SCALED_OUT[m, y_dtype]
+    wl, cfg, r = rebuilt[("int8", m, 16, fusion, *(["ep"] if epilogue else []), f"out_{y_dtype}")]
+    last = r.forward_launches[-1]
+    assert "y_scale" in last["params"]
+    body = _body(r.source, last["name"])
+    assert "/ y_scale_ptr[0]" in body
+    y_type = {"int8": "signed char", "fp16": "half"}[y_dtype]
+    assert re.search(rf"{re.escape(y_type)}\* __restrict__ y_ptr", r.source)
+    # int8: rounded to nearest even and saturated to +-127.
+    stores = [line for line in body.splitlines() if re.match(r"\s*y_ptr\[", line)]
+    assert stores and all(("nearbyintf(" in line) == (y_dtype == "int8") for line in stores)
+    _check_forward(wl, cfg, r, "int8", fusion)
+
+
 def _check_forward(wl, cfg, r, dtype, fusion):
     forward = [launch["name"] for launch in r.forward_launches]
     expected = {"none": 3, "syncfree": 3, "shmem": 2, "llc": 2, "full": 1}[fusion]
@@ -92,7 +112,7 @@ def _check_forward(wl, cfg, r, dtype, fusion):
     if fusion == "full":
         params = set(r.forward_launches[0]["params"])
         assert params == ({"x", "U", "y"} | ({"U_scale"} if dtype == "int8" else set())
-                          | {op for op in wl.epilogue if op in EPILOGUE_INPUTS})
+                          | set(wl.forward_inputs))
         assert "M_ptr" not in fused and "mma_sync" in fused and "y_ptr[" in fused
         # Block barriers only around the accumulator hand-off, never inside the channel loop.
         sites = [s.call for s in barrier_sites(r.source) if s.kernel == gemm]

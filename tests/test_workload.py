@@ -106,6 +106,35 @@ def test_valid_combinations_build(dtype, accum, m):
     assert (wl.dtype, wl.accum, wl.m) == (dtype, accum, m)
 
 
+@pytest.mark.parametrize(("dtype", "out", "epilogue_dtype", "reads"), [
+    ("fp32", "", "fp32", ()),
+    ("fp16", "", "fp16", ()),
+    ("int8", "", "fp32", ()),
+    # int8 sums exceed fp16's range: fp16 and int8 outputs are divided by a run-time y_scale,
+    # after bias and residual (fp32, integer units).
+    ("int8", "fp16", "fp32", ("y_scale",)),
+    ("int8", "int8", "fp32", ("y_scale",)),
+])
+def test_output_dtypes(dtype, out, epilogue_dtype, reads):
+    wl = make(dtype=dtype, out=out, m=2)
+    assert wl.out == (out or {"fp32": "fp32", "fp16": "fp16", "int8": "fp32"}[dtype])
+    assert wl.epilogue_dtype == epilogue_dtype
+    assert wl.forward_inputs == reads
+    with_epilogue = make(dtype=dtype, out=out, m=2, epilogue=("relu", "residual", "bias"))
+    assert with_epilogue.forward_inputs == ("bias", "residual", *reads)
+
+
+@pytest.mark.parametrize(("dtype", "out", "choices"), [
+    ("fp16", "int8", "fp16"), ("fp16", "fp32", "fp16"), ("int8", "int32", "fp32, fp16, int8"),
+])
+def test_output_dtype_not_available(dtype, out, choices):
+    with pytest.raises(WinoError) as info:
+        make(dtype=dtype, out=out, m=2)
+    assert str(info.value) == (
+        f"output dtype {out!r} is not available for {dtype} inputs: choose one of {choices}"
+    )
+
+
 def test_defaults():
     wl = make()
     assert (wl.dtype, wl.m, wl.accum) == ("fp16", 4, "fp32")

@@ -93,6 +93,7 @@ def build_artifact(
         tuple(_launch(e) for e in rebuilt.weight_launches),
         tuple(_launch(e) for e in rebuilt.forward_launches),
         wl.epilogue,
+        wl.out,
     )
     config = {
         "config": cfg.name(wl),
@@ -101,6 +102,7 @@ def build_artifact(
         "accum": wl.accum,
         "m": wl.m,
         "epilogue": list(wl.epilogue),
+        "out": wl.out,
         "knobs": cfg.as_dict(),
         "arch": arch,
         "tolerance_rel_l2": spec.tolerance,

@@ -24,7 +24,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         description="Build a Tensor Core Winograd F(m x m, 3x3) convolution artifact.",
     )
     p.add_argument("--dtype", choices=("fp16", "int8"), default="fp16",
-                   help="input/weight precision (fp16: f16 out; int8: f32 out)")
+                   help="input/weight precision (fp16: f16 out; int8: see --out-dtype)")
+    p.add_argument("--out-dtype", default="",
+                   help="output precision: fp16 for fp16; for int8 fp32 (default), fp16 or int8, "
+                        "both divided by a y_scale given at run time (int8 rounded and "
+                        "saturated)")
     p.add_argument("--epilogue", default="",
                    help="fused into the output transform, comma-separated, applied as "
                         f"relu(conv + bias + residual): any of {', '.join(EPILOGUE_OPS)} "
@@ -74,7 +78,7 @@ def _tuned(args: argparse.Namespace, accum: str) -> tuple[Conv2dWorkload, Kernel
     from .tune.best import best_config
 
     probe = Conv2dWorkload.parse_shape(args.shape, dtype=args.dtype, m=args.m or 4, accum=accum,
-                                       epilogue=parse_epilogue(args.epilogue))
+                                       epilogue=parse_epilogue(args.epilogue), out=args.out_dtype)
     device = _device_name(args.arch)
     found = best_config(args.tuning_log, probe, device, m=args.m)
     if found is None:
@@ -95,7 +99,7 @@ def _config(args: argparse.Namespace) -> tuple[Conv2dWorkload, KernelConfig]:
             cfg.validate(wl, KNOWN_DEVICES[ARCH_DEVICE[args.arch]])
             return wl, cfg
     wl = Conv2dWorkload.parse_shape(args.shape, dtype=args.dtype, m=args.m or 4, accum=accum,
-                                    epilogue=parse_epilogue(args.epilogue))
+                                    epilogue=parse_epilogue(args.epilogue), out=args.out_dtype)
     try:
         fm, fn, fk = (int(v) for v in args.frag.split("x"))
     except ValueError:

@@ -16,7 +16,7 @@ from tvm.topi.utils import const_matrix
 
 from . import quant
 from .winograd_math import transform_matrices
-from .workload import Conv2dWorkload
+from .workload import OUTPUT_SCALE, Conv2dWorkload
 
 TVM_DTYPE = {"fp32": "float32", "fp16": "float16", "int8": "int8", "int32": "int32"}
 
@@ -31,8 +31,7 @@ class StageDtypes:
 
     @classmethod
     def of(cls, wl: Conv2dWorkload) -> StageDtypes:
-        out = {"fp32": "float32", "fp16": "float16", "int8": "float32"}[wl.dtype]
-        return cls(TVM_DTYPE[wl.dtype], TVM_DTYPE[wl.accum], out)
+        return cls(TVM_DTYPE[wl.dtype], TVM_DTYPE[wl.accum], TVM_DTYPE[wl.out])
 
 
 def _tile_origin(wl: Conv2dWorkload, t, per_image: int):
@@ -154,10 +153,12 @@ def batched_gemm(v: te.Tensor, u: te.Tensor, accum: str) -> te.Tensor:
 
 
 def epilogue_inputs(wl: Conv2dWorkload) -> list[te.Tensor]:
-    """Placeholders the epilogue reads, in parameter order: bias[K], residual[N, H, W, K]."""
-    out = StageDtypes.of(wl).out
-    shapes = {"bias": (wl.k,), "residual": (wl.n, wl.h, wl.w, wl.k)}
-    return [te.placeholder(shapes[op], out, name=op) for op in wl.epilogue if op in shapes]
+    """Placeholders OTrans reads besides M, in parameter order (wl.forward_inputs): bias[K],
+    residual[N, H, W, K] (of wl.epilogue_dtype), y_scale[1] (float32) of int8's fp16/int8 y."""
+    shapes = {"bias": (wl.k,), "residual": (wl.n, wl.h, wl.w, wl.k), OUTPUT_SCALE: (1,)}
+    dtypes = {OUTPUT_SCALE: "float32"}
+    return [te.placeholder(shapes[op], dtypes.get(op, TVM_DTYPE[wl.epilogue_dtype]), name=op)
+            for op in wl.forward_inputs]
 
 
 def output_transform(
@@ -165,7 +166,8 @@ def output_transform(
     epilogue: list[te.Tensor] = (),
 ) -> te.Tensor:
     """y = A^T M A per tile (float32 math), then the epilogue, written NHWC; int8 dequantises
-    each tap first. `epilogue` holds epilogue_inputs(wl)."""
+    each tap first and divides an fp16 or int8 y by y_scale (int8: rounded, saturated).
+    `epilogue` holds epilogue_inputs(wl)."""
     dt = StageDtypes.of(wl)
     a_np, _, _ = transform_matrices(wl.m)
     a_mat = const_matrix(a_np.astype("float32"), "A")
@@ -207,7 +209,9 @@ def output_transform(
             value = value + inputs["residual"][b, i, j, k].astype("float32")
         if "relu" in wl.epilogue:
             value = tirx.max(value, tirx.const(0, "float32"))
-        return value.astype(dt.out)
+        if OUTPUT_SCALE in inputs:
+            value = value / inputs[OUTPUT_SCALE][0]
+        return quant.saturate_int8(value) if dt.out == "int8" else value.astype(dt.out)
 
     return te.compute((wl.n, wl.h, wl.w, wl.k), pixel, name="y")
 

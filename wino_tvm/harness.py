@@ -11,14 +11,25 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from wino_tvm.errors import WinoError
-from wino_tvm.workload import EPILOGUE_INPUTS, canonical_epilogue
+from wino_tvm.workload import (
+    EPILOGUE_INPUTS,
+    OUTPUT_SCALE,
+    OUTPUTS,
+    canonical_epilogue,
+    epilogue_dtype,
+    forward_inputs,
+)
 
 TEMPLATE_PATH = Path(__file__).resolve().parents[1] / "templates" / "harness.cu.tpl"
 PROGRAM_FILE = "program.cu"
 SPEC_FILE = "harness_spec.json"
 
-# dtype -> (IN_T: type of x and w, OUT_T: type of y). int8_t is signed char, as TVM spells it.
-DTYPES = {"fp16": ("half", "half"), "int8": ("int8_t", "float")}
+# C type of each tensor precision. int8_t is signed char, as TVM spells it.
+C_TYPES = {"fp16": "half", "fp32": "float", "int8": "int8_t"}
+# Input dtypes the programs take (x and w).
+DTYPES = ("fp16", "int8")
+# An int8 output is poisoned with -128, which the kernels' saturation to [-127, 127] never writes.
+QUANT_POISON = -128
 
 # Launches above the default 48 KB of dynamic shared memory need cudaFuncSetAttribute;
 # 227 KB is the most any supported GPU (sm_90) allows per block.
@@ -30,7 +41,8 @@ _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _C_TYPE = re.compile(r"[A-Za-z_]\w*( [A-Za-z_]\w*)*")
 # Names the template itself uses at file or function scope.
 _RESERVED = re.compile(
-    r"x|w|y|bias|residual|stream|main|forward|weight_transform|IN_T|OUT_T|wb_\w*|k[A-Z]\w*"
+    r"x|w|y|bias|residual|y_scale|stream|main|forward|weight_transform|IN_T|OUT_T|EPI_T|wb_\w*|"
+    r"k[A-Z]\w*"
 )
 # Largest input magnitude the harness draws per dtype (uniform data).
 INPUT_MAX = {"fp16": 1.0, "int8": 127.0}
@@ -110,6 +122,7 @@ class HarnessSpec:
     weight_launches: tuple[Launch, ...] = ()
     forward_launches: tuple[Launch, ...] = ()
     epilogue: tuple[str, ...] = ()
+    out: str = ""  # y's dtype; "" is the dtype's default (workload.OUTPUTS)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "epilogue", canonical_epilogue(self.epilogue))
@@ -122,6 +135,11 @@ class HarnessSpec:
                 raise WinoError(f"{name} must be a positive int, got {value!r}")
         if self.dtype not in DTYPES:
             raise WinoError(f"unknown dtype {self.dtype!r}; expected one of {sorted(DTYPES)}")
+        if not self.out:
+            object.__setattr__(self, "out", OUTPUTS[self.dtype][0])
+        if self.out not in OUTPUTS[self.dtype]:
+            raise WinoError(f"output dtype {self.out!r} is not available for {self.dtype}; "
+                            f"expected one of {OUTPUTS[self.dtype]}")
         if not isinstance(self.tolerance, int | float) or not math.isfinite(self.tolerance) or (
             self.tolerance < 0
         ):
@@ -135,8 +153,18 @@ class HarnessSpec:
         if len(set(names)) != len(names):
             raise WinoError(f"duplicate workspace names in {names}")
         self._check_launches(self.weight_launches, "weight_transform", {"w", *names})
-        inputs = {op for op in self.epilogue if op in EPILOGUE_INPUTS}
-        self._check_launches(self.forward_launches, "forward", {"x", "w", "y", *inputs, *names})
+        self._check_launches(self.forward_launches, "forward",
+                             {"x", "w", "y", *self.forward_inputs, *names})
+
+    @property
+    def forward_inputs(self) -> tuple[str, ...]:
+        return forward_inputs(self.epilogue, self.dtype, self.out)
+
+    @property
+    def c_types(self) -> dict[str, str]:
+        """IN_T (x, w), OUT_T (y), EPI_T (bias, residual: y's, float for int8 inputs)."""
+        return {"IN_T": C_TYPES[self.dtype], "OUT_T": C_TYPES[self.out],
+                "EPI_T": C_TYPES[epilogue_dtype(self.dtype, self.out)]}
 
     def _check_launches(self, launches: tuple[Launch, ...], where: str, buffers: set[str]) -> None:
         for launch in launches:
@@ -198,23 +226,23 @@ def epilogue_scale(dtype: str, c: int) -> float:
     return INPUT_MAX[dtype] ** 2 * math.sqrt(9 * c) / 3
 
 
-def epilogue_input_flags(spec: HarnessSpec) -> dict[str, str]:
-    """EPILOGUE_BIAS / EPILOGUE_RESIDUAL: whether the kernels read that tensor (C++ bool)."""
-    return {f"EPILOGUE_{op.upper()}": str(op in spec.epilogue).lower() for op in EPILOGUE_INPUTS}
+def tensor_values(spec: HarnessSpec) -> dict[str, str]:
+    """Template values both programs share: EPILOGUE_BIAS / EPILOGUE_RESIDUAL / SCALED_OUT,
+    whether the kernels read bias, residual, y_scale (C++ bool), and the tensors' C types."""
+    reads = {f"EPILOGUE_{op.upper()}": op for op in EPILOGUE_INPUTS} | {"SCALED_OUT": OUTPUT_SCALE}
+    return {key: str(name in spec.forward_inputs).lower() for key, name in reads.items()} | (
+        spec.c_types)
 
 
 def render_harness(spec: HarnessSpec) -> str:
     """The complete CUDA program for `spec`."""
-    in_t, out_t = DTYPES[spec.dtype]
     ws = spec.workspaces
     values = {
-        **epilogue_input_flags(spec),
+        **tensor_values(spec),
         "EPILOGUE_RELU": str("relu" in spec.epilogue).lower(),
         "EPILOGUE_SCALE": f"{epilogue_scale(spec.dtype, spec.c):.9e}f",
         "EPILOGUE_JSON": _c_string(json.dumps(",".join(spec.epilogue))),
         "KERNELS": spec.kernels_source,
-        "IN_T": in_t,
-        "OUT_T": out_t,
         "N": str(spec.n),
         "H": str(spec.h),
         "W": str(spec.w),
@@ -223,6 +251,8 @@ def render_harness(spec: HarnessSpec) -> str:
         "M": str(spec.m),
         "TOLERANCE": repr(float(spec.tolerance)),
         "DTYPE_JSON": _c_string(json.dumps(spec.dtype)),
+        "OUT_JSON": _c_string(json.dumps(spec.out)),
+        "QUANT_POISON": str(QUANT_POISON),
         "FUSION_JSON": _c_string(json.dumps(spec.fusion)),
         "CONFIG_JSON": _c_string(json.dumps(spec.config_name)),
         "COMMIT_JSON": _c_string(json.dumps(spec.commit)),

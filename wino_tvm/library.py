@@ -4,10 +4,12 @@ C ABI (every int is a cudaError_t, 0 = success):
   size_t wino_workspace_bytes(void); const char* wino_describe(void) (JSON);
   const char* wino_error_string(int);
   int wino_weight_transform(const void* w, void* workspace, cudaStream_t stream);
-  int wino_forward(const void* x, const void* bias, const void* residual, void* y,
-                   void* workspace, cudaStream_t stream);
+  int wino_forward(const void* x, const void* bias, const void* residual, const void* y_scale,
+                   void* y, void* workspace, cudaStream_t stream);
 x is NHWC, w HWIO, y and residual NHWK, bias K; bias and residual are NULL unless the library's
-epilogue reads them. Pointers are device pointers and the caller owns all memory.
+epilogue reads them; y_scale (one float: y = conv / y_scale, int8 rounded and saturated) is NULL
+unless the library maps int8 inputs to an fp16 or int8 y. Pointers are device pointers and the
+caller owns all memory.
 """
 
 from __future__ import annotations
@@ -20,7 +22,6 @@ from pathlib import Path
 
 from wino_tvm.errors import WinoError
 from wino_tvm.harness import (
-    DTYPES,
     SPEC_FILE,
     HarnessSpec,
     Launch,
@@ -28,18 +29,18 @@ from wino_tvm.harness import (
     _c_string,
     _render_kernel_attrs,
     _render_launches,
-    epilogue_input_flags,
     fill_template,
+    tensor_values,
 )
 from wino_tvm.runner import _NVCC_FLAGS, _arch_flags, _nvcc
-from wino_tvm.workload import EPILOGUE_INPUTS
+from wino_tvm.workload import EPILOGUE_INPUTS, OUTPUT_SCALE, forward_inputs
 
 TEMPLATE_PATH = Path(__file__).resolve().parents[1] / "templates" / "library.cu.tpl"
 LIBRARY_SOURCE_FILE = "library.cu"
 LIBRARY_FILE = "libwino.so"
 # Must match wino_tvm.artifact.RECONSTRUCTED_FILE (that module imports TVM, so not imported here).
 KERNELS_FILE = "reconstructed.cu"
-ABI_VERSION = 2  # 2: wino_forward takes the epilogue's bias and residual
+ABI_VERSION = 3  # 2: wino_forward takes the epilogue's bias and residual; 3: and y_scale
 # The ABI's own names, which a workspace must not shadow.
 _ABI_NAME = re.compile(r"wino_\w*")
 
@@ -65,14 +66,16 @@ def _workspace_pointers(workspaces: Sequence[Workspace]) -> str:
 
 def describe_json(spec: HarnessSpec) -> str:
     """The JSON that wino_describe() returns: what the library computes and how it was made."""
-    in_t, out_t = DTYPES[spec.dtype]
+    types = spec.c_types
     return json.dumps({
         "abi_version": ABI_VERSION,
         "workload": {"N": spec.n, "H": spec.h, "W": spec.w, "C": spec.c, "K": spec.k},
         "dtype": spec.dtype,
-        "x_type": in_t,
-        "w_type": in_t,
-        "y_type": out_t,
+        "out": spec.out,
+        "x_type": types["IN_T"],
+        "w_type": types["IN_T"],
+        "y_type": types["OUT_T"],
+        "epilogue_type": types["EPI_T"],
         "layout": {"x": "NHWC", "w": "HWIO", "y": "NHWK"},
         "m": spec.m,
         "fusion": spec.fusion,
@@ -94,18 +97,15 @@ def render_library(spec: HarnessSpec) -> str:
     shadowing = [ws.name for ws in spec.workspaces if _ABI_NAME.fullmatch(ws.name)]
     if shadowing:
         raise WinoError(f"workspace names {shadowing} clash with the library ABI's wino_* names")
-    in_t, out_t = DTYPES[spec.dtype]
     values = {
         "KERNELS": spec.kernels_source,
-        "IN_T": in_t,
-        "OUT_T": out_t,
         "DESCRIPTION": _c_string(describe_json(spec)),
         "WORKSPACE_OFFSETS": _workspace_offsets(spec.workspaces),
         "WORKSPACE_POINTERS": _workspace_pointers(spec.workspaces),
         "KERNEL_ATTRS": _render_kernel_attrs(spec.weight_launches + spec.forward_launches),
         "WEIGHT_TRANSFORM_BODY": _render_launches(spec.weight_launches),
         "FORWARD_BODY": _render_launches(spec.forward_launches),
-        **epilogue_input_flags(spec),
+        **tensor_values(spec),
     }
     return fill_template(TEMPLATE_PATH.read_text(), values)
 
@@ -157,7 +157,7 @@ class WinoLibrary:
             "wino_describe": (ctypes.c_char_p, []),
             "wino_error_string": (ctypes.c_char_p, [ctypes.c_int]),
             "wino_weight_transform": (ctypes.c_int, [void_p, void_p, void_p]),
-            "wino_forward": (ctypes.c_int, [void_p] * 6),
+            "wino_forward": (ctypes.c_int, [void_p] * 7),
         }
         for name, (restype, argtypes) in signatures.items():
             try:
@@ -171,6 +171,7 @@ class WinoLibrary:
                 f"{self.path} has ABI version {info.get('abi_version')}, expected {ABI_VERSION}"
             )
         self.epilogue = tuple(info.get("epilogue", ()))
+        self.dtype, self.out = info["dtype"], info["out"]
 
     def _check(self, status: int, what: str) -> None:
         if status != 0:
@@ -187,12 +188,17 @@ class WinoLibrary:
         self._check(self._lib.wino_weight_transform(w_ptr, ws_ptr, stream), "wino_weight_transform")
 
     def forward(self, x_ptr: int, y_ptr: int, ws_ptr: int, stream: int = 0, *,
-                bias_ptr: int | None = None, residual_ptr: int | None = None) -> None:
-        """y = epilogue(conv(x)); bias_ptr / residual_ptr exactly when the epilogue reads them."""
-        for op, ptr in zip(EPILOGUE_INPUTS, (bias_ptr, residual_ptr), strict=True):
-            if (op in self.epilogue) != (ptr is not None):
-                built = ",".join(self.epilogue) or "no epilogue"
-                raise WinoError(f"{self.path} was built with {built}: pass {op}_ptr "
-                                f"{'' if op in self.epilogue else 'only '}when it reads {op}")
-        status = self._lib.wino_forward(x_ptr, bias_ptr, residual_ptr, y_ptr, ws_ptr, stream)
+                bias_ptr: int | None = None, residual_ptr: int | None = None,
+                y_scale_ptr: int | None = None) -> None:
+        """y = epilogue(conv(x)); bias_ptr / residual_ptr / y_scale_ptr exactly when the
+        library reads them (its epilogue; an int8 y)."""
+        reads = forward_inputs(self.epilogue, self.dtype, self.out)
+        built = f"{','.join(self.epilogue) or 'no epilogue'} and {self.out} output"
+        ptrs = (bias_ptr, residual_ptr, y_scale_ptr)
+        for name, ptr in zip((*EPILOGUE_INPUTS, OUTPUT_SCALE), ptrs, strict=True):
+            if (name in reads) != (ptr is not None):
+                raise WinoError(f"{self.path} was built with {built}: pass {name}_ptr "
+                                f"{'' if name in reads else 'only '}when it reads {name}")
+        status = self._lib.wino_forward(x_ptr, bias_ptr, residual_ptr, y_scale_ptr, y_ptr, ws_ptr,
+                                        stream)
         self._check(status, "wino_forward")

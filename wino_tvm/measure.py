@@ -18,16 +18,16 @@ import torch.nn.functional as F
 
 from wino_tvm.cudnn import ConvSpec, CudnnHelper, CudnnRefused
 from wino_tvm.errors import WinoError
-from wino_tvm.harness import SPEC_FILE, epilogue_scale
+from wino_tvm.harness import QUANT_POISON, SPEC_FILE, epilogue_scale
 from wino_tvm.library import WinoLibrary
+from wino_tvm.quant import QMAX
+from wino_tvm.workload import OUTPUT_SCALE, OUTPUTS, epilogue_dtype, forward_inputs
 
 Shape = tuple[int, int, int, int, int]  # N, H, W, C, K
 C_TYPE_BYTES = {"half": 2, "__half": 2, "float": 4, "int": 4, "int32_t": 4, "int8_t": 1,
                 "signed char": 1, "char": 1}
 ELEM_BYTES = {"fp16": 2, "fp32": 4, "int8": 1}
 TORCH_DTYPES = {"fp16": torch.float16, "fp32": torch.float32, "int8": torch.int8}
-# Output type of our kernels per dtype (harness.DTYPES: fp16 -> half, int8 -> float).
-OUT_DTYPES = {"fp16": torch.float16, "int8": torch.float32}
 # Stated rel-L2 bars of the baselines, by (input, output) type. fp16: our fp16 m=4 bar (cuDNN
 # may pick a Winograd or FFT algorithm inside); fp32/TF32: fp16-valued inputs are exact in TF32,
 # so only the algorithm's own rounding counts; int8->fp32: sums of int8 products are exact in
@@ -215,6 +215,7 @@ def wino_record(artifact_dir: Path) -> dict:
         "fusion": spec["fusion"], "config": spec["config_name"], "dtype": spec["dtype"],
         "m": spec["m"], "tolerance": spec["tolerance"], "commit": spec["commit"],
         "epilogue": ",".join(spec.get("epilogue", ())),
+        "out": spec.get("out") or OUTPUTS[spec["dtype"]][0],
         "artifact": Path(artifact_dir).name, **({"elem_bytes": elem} if elem else {}),
     }
 
@@ -230,14 +231,15 @@ def wino_case(library: Path, ops: Operands, stream: torch.cuda.Stream) -> Case:
     # Poisoned like the harness's workspaces: reading an element no kernel wrote gives NaN.
     workspace = torch.full((lib.workspace_bytes(),), 0xFF, dtype=torch.uint8, device="cuda")
     lib.weight_transform(ops.w.data_ptr(), workspace.data_ptr(), handle)
-    out_dtype = OUT_DTYPES[ops.dtype]
-    ys = ops.y_ring(out_dtype)
+    ys = ops.y_ring(TORCH_DTYPES[lib.out])
+    scaled_y = OUTPUT_SCALE in forward_inputs(lib.epilogue, lib.dtype, lib.out)
     # Epilogue inputs, made only when the library reads them, at the scale of the outputs (as
     # in the harness); the residual rotates with x and y.
     scale = epilogue_scale(ops.dtype, ops.shape[3])
+    epilogue_type = TORCH_DTYPES[epilogue_dtype(lib.dtype, lib.out)]
 
     def scaled(size: tuple[int, ...]) -> torch.Tensor:
-        return (torch.rand(size, device="cuda") * 2 - 1).mul_(scale).to(out_dtype)
+        return (torch.rand(size, device="cuda") * 2 - 1).mul_(scale).to(epilogue_type)
 
     bias = scaled((ops.shape[4],)) if "bias" in lib.epilogue else None
     residuals = [scaled(y.shape) for y in ys] if "residual" in lib.epilogue else None
@@ -248,14 +250,24 @@ def wino_case(library: Path, ops: Operands, stream: torch.cuda.Stream) -> Case:
         expected = expected + residuals[0].double()
     if "relu" in lib.epilogue:
         expected = expected.clamp_min(0.0)
+    # A scaled y: the scale maps the expected output's max to 127, as a calibration would.
+    y_scale = (expected.abs().max() / QMAX).float().reshape(1) if scaled_y else None
 
     def call(r: int) -> None:
         lib.forward(ops.xs[r].data_ptr(), ys[r].data_ptr(), workspace.data_ptr(), handle,
                     bias_ptr=None if bias is None else bias.data_ptr(),
-                    residual_ptr=None if residuals is None else residuals[r].data_ptr())
+                    residual_ptr=None if residuals is None else residuals[r].data_ptr(),
+                    y_scale_ptr=None if y_scale is None else y_scale.data_ptr())
 
-    return Case(call, lambda: ys[0].double(), lambda: ys[0].fill_(math.nan),
-                reference=expected)
+    def output() -> torch.Tensor:
+        y = ys[0].double() * (y_scale.double() if scaled_y else 1.0)
+        # int8's poison is a value the kernels never write: where it is left, NaN.
+        return y.masked_fill_(ys[0] == QUANT_POISON, math.nan) if lib.out == "int8" else y
+
+    def poison() -> None:
+        ys[0].fill_(QUANT_POISON if lib.out == "int8" else math.nan)
+
+    return Case(call, output, poison, reference=expected)
 
 
 # ---- cuDNN through PyTorch ------------------------------------------------------------------

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from wino_tvm.errors import WinoError
+from wino_tvm.workload import OUTPUTS
 
 REPORT_FILE = "report.md"
 PLOT_FILE = "speedup.png"
@@ -125,11 +126,13 @@ def speedups(record: Mapping, group: Sequence[Mapping]) -> tuple[float | None, f
 def series_label(record: Mapping) -> str:
     """Plot series: the config for our kernels (it encodes dtype, m and fusion), else the
     baseline's name (whose configurations the plot reduces to the fastest). A fused epilogue
-    shows as '+bias,relu'."""
+    shows as '+bias,relu', an output other than the dtype's default as '->int8'."""
     if is_baseline(record):
         return str(record["fusion"])
-    epilogue = record.get("epilogue")
-    return str(record.get("config")) + (f" +{epilogue}" if epilogue else "")
+    epilogue, out = record.get("epilogue"), record.get("out")
+    default_out = OUTPUTS.get(record.get("dtype"), (out,))[0]
+    return (str(record.get("config")) + (f" +{epilogue}" if epilogue else "")
+            + (f" ->{out}" if out and out != default_out else ""))
 
 
 def row_label(record: Mapping) -> str:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from .config import KernelConfig
 from .errors import WinoError
-from .workload import Conv2dWorkload
+from .workload import OUTPUTS, Conv2dWorkload
 
 PAPER_C64 = ((1, 224, 224, 64, 64), (1, 448, 448, 64, 64))
 RESNET_N32 = ((32, 56, 56, 64, 64), (32, 28, 28, 128, 128), (32, 14, 14, 256, 256))
@@ -48,18 +48,21 @@ FULL_TILES = KernelConfig(tb_m=32, tb_n=32, tb_k=32, fusion="full")
 
 
 def full() -> Iterator[tuple[Conv2dWorkload, KernelConfig]]:
-    """--fusion full (32/32/32 tiles): fp16 and int8, m = 2 and 4, without and with the whole
-    epilogue, C=K=64 224^2."""
+    """--fusion full (32/32/32 tiles): fp16 and int8 (with each of its outputs), m = 2 and 4,
+    without and with the whole epilogue, C=K=64 224^2."""
     for dtype in ("fp16", "int8"):
-        for m in (2, 4):
-            for epilogue in FULL_EPILOGUES:
-                wl = Conv2dWorkload(*PAPER_C64[0], dtype=dtype, m=m, epilogue=epilogue)
-                yield wl, FULL_TILES
+        for out in OUTPUTS[dtype]:
+            for m in (2, 4):
+                for epilogue in FULL_EPILOGUES:
+                    yield Conv2dWorkload(*PAPER_C64[0], dtype=dtype, m=m, epilogue=epilogue,
+                                         out=out), FULL_TILES
 
 
 def artifact_name(wl: Conv2dWorkload, cfg: KernelConfig) -> str:
     """Folder name of one case: workload, config and epilogue."""
-    return "-".join([wl.key, cfg.name(wl), *(["_".join(wl.epilogue)] if wl.epilogue else [])])
+    default_out = wl.out == OUTPUTS[wl.dtype][0]
+    return "-".join([wl.key, cfg.name(wl), *(["_".join(wl.epilogue)] if wl.epilogue else []),
+                     *([] if default_out else [f"out_{wl.out}"])])
 
 
 BENCH_WORKLOADS = (
@@ -94,7 +97,8 @@ def bench() -> Iterator[tuple[Conv2dWorkload, KernelConfig]]:
 def bench_full() -> Iterator[tuple[Conv2dWorkload, KernelConfig]]:
     """Per benchmark workload and dtype: the tuned best --fusion full config from the shipped
     H100 log and 32/32/32 tiles at m = 2 and 4; for fp16 also the tuned best with fp16
-    accumulators, and both bests with the whole epilogue."""
+    accumulators, and both bests with the whole epilogue; for int8 also the best with an int8
+    output (as cuDNN's int8 implicit GEMM writes)."""
     from .tune.best import best_config
 
     for shape in BENCH_WORKLOADS:
@@ -111,6 +115,8 @@ def bench_full() -> Iterator[tuple[Conv2dWorkload, KernelConfig]]:
                 cases.insert(0, (best, cfg))
                 if dtype == "fp16":
                     cases.append((dataclasses.replace(best, epilogue=FULL_EPILOGUES[1]), cfg))
+                else:
+                    cases.append((dataclasses.replace(best, out="int8"), cfg))
             for wl, cfg in cases:
                 name = artifact_name(wl, cfg)
                 if name not in seen:

@@ -3,7 +3,10 @@
 Measured on the llvm build (tests/test_compute_llvm.py) with C up to 64 and set about 3x above
 the worst measurement: fp16 rounding of V and U dominates and grows with the transform's
 amplification (m=4's A and G). int8 is bounded by its scheme (docs/int8.md): 1.6% (m=2) and
-about 14% (m=4) measured on uniform int8 data, tolerance 1.5x that.
+about 14% (m=4) measured on uniform int8 data, tolerance 1.5x that. An int8 output adds its
+rounding: with the scale mapping max|y| to 127 the error is uniform over one step, rms
+max|y| / (127 sqrt(12)), 1.1-1.3% of rms(y) for outputs whose max is 5-6x their rms (Gaussian-like,
+10^6-10^8 elements); the tolerance adds 2x that.
 """
 
 from __future__ import annotations
@@ -25,5 +28,8 @@ REL_L2 = {
 }
 
 
+OUTPUT_ROUNDING_REL_L2 = {"int8": 2.5e-2}
+
+
 def rel_l2_tolerance(wl: Conv2dWorkload) -> float:
-    return REL_L2[(wl.dtype, wl.accum, wl.m)]
+    return REL_L2[(wl.dtype, wl.accum, wl.m)] + OUTPUT_ROUNDING_REL_L2.get(wl.out, 0.0)

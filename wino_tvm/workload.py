@@ -10,6 +10,12 @@ from .errors import WinoError
 DTYPES = ("fp32", "fp16", "int8")
 # Accumulator precision of the BGEMM per input dtype; the first is the default.
 ACCUMULATORS = {"fp32": ("fp32",), "fp16": ("fp32", "fp16"), "int8": ("int32",)}
+# Output precision per input dtype; the first is the default. int8 dequantises in the output
+# transform to integer units (sums of int8 products: 10^5-10^7, beyond fp16's range), so its fp16
+# and int8 outputs are divided by a per-tensor scale given at run time, OUTPUT_SCALE: fp16 y =
+# conv / y_scale, int8 y = saturate(round(conv / y_scale)).
+OUTPUTS = {"fp32": ("fp32",), "fp16": ("fp16",), "int8": ("fp32", "fp16", "int8")}
+OUTPUT_SCALE = "y_scale"
 TILE_SIZES = (2, 4, 6)
 INT8_TILE_SIZES = (2, 4)  # B must be integer for the exact int32 input transform
 KERNEL_SIZE = 3
@@ -35,6 +41,7 @@ class Conv2dWorkload:
     stride: int = 1
     padding: int = 1
     epilogue: tuple[str, ...] = ()
+    out: str = ""
 
     def __post_init__(self) -> None:
         for name in ("n", "h", "w", "c", "k"):
@@ -66,6 +73,13 @@ class Conv2dWorkload:
             )
 
         object.__setattr__(self, "epilogue", canonical_epilogue(self.epilogue))
+        if not self.out:
+            object.__setattr__(self, "out", OUTPUTS[self.dtype][0])
+        if self.out not in OUTPUTS[self.dtype]:
+            raise WinoError(
+                f"output dtype {self.out!r} is not available for {self.dtype} inputs: choose one "
+                f"of {', '.join(OUTPUTS[self.dtype])}"
+            )
 
     @classmethod
     def parse_shape(cls, text: str, **kwargs) -> Conv2dWorkload:
@@ -78,6 +92,14 @@ class Conv2dWorkload:
                 f"--shape {text!r} must be five integers N,H,W,C,K (e.g. 1,224,224,64,64)"
             ) from None
         return cls(n, h, w, c, k, **kwargs)
+
+    @property
+    def epilogue_dtype(self) -> str:
+        return epilogue_dtype(self.dtype, self.out)
+
+    @property
+    def forward_inputs(self) -> tuple[str, ...]:
+        return forward_inputs(self.epilogue, self.dtype, self.out)
 
     @property
     def alpha(self) -> int:
@@ -130,6 +152,18 @@ class Conv2dWorkload:
 
     def shape_dict(self) -> dict[str, int]:
         return {"N": self.n, "H": self.h, "W": self.w, "C": self.c, "K": self.k}
+
+
+def epilogue_dtype(dtype: str, out: str) -> str:
+    """Type of bias and residual: y's, except fp32 for int8 inputs (added in integer units,
+    before the division by y_scale)."""
+    return "fp32" if dtype == "int8" else out
+
+
+def forward_inputs(epilogue: tuple[str, ...], dtype: str, out: str) -> tuple[str, ...]:
+    """Tensors the forward call reads besides x and the weights, in parameter order."""
+    return (*(op for op in EPILOGUE_INPUTS if op in epilogue),
+            *((OUTPUT_SCALE,) if dtype == "int8" and out != "fp32" else ()))
 
 
 def parse_epilogue(text: str) -> tuple[str, ...]:
