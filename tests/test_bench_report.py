@@ -122,6 +122,18 @@ def test_markdown_tables() -> None:
     assert "NVIDIA H100 80GB HBM3" in md and "abc123" in md
 
 
+@pytest.mark.parametrize(("fields", "label"), [
+    ({}, "cfg"),
+    ({"epilogue": "bias,relu"}, "cfg +bias,relu"),
+    ({"dtype": "int8", "out": "fp32"}, "cfg"),  # int8's default output
+    ({"dtype": "int8", "out": "int8", "epilogue": "relu"}, "cfg +relu ->int8"),
+    ({"dtype": "int8"}, "cfg"),  # records from before the output dtype existed
+])
+def test_series_label_names_epilogue_and_output(fields: dict, label: str) -> None:
+    assert report.series_label({"fusion": "full", "config": "cfg", "dtype": "fp16",
+                                **fields}) == label
+
+
 def test_plot_series_keeps_the_fastest_per_series_and_workload() -> None:
     rs = [*records(), rec("cudnn_winograd", 50.0), rec("shmem", 20.0, m=4)]
     series = report.plot_series([report.derive(r) for r in rs])

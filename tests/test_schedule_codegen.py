@@ -163,3 +163,17 @@ def test_unknown_arch_refused():
     wl = Conv2dWorkload(1, 8, 8, 32, 32, dtype="fp16", m=4)
     with pytest.raises(WinoError, match="arch 'sm_70' is not supported"):
         generate(scheduled_module(wl, KernelConfig()), "sm_70")
+
+
+@pytest.mark.parametrize(("fusion", "work"),
+                         [("none", "float"), ("shmem", "half"), ("full", "half")])
+def test_fp16_itrans_arithmetic_only_where_specialised(fusion, work):
+    """fp16 m=2 ITrans adds in fp16 where the reconstructor specialises it per warp; fusion none
+    keeps float32 (its generic code got slower with the fp16 selects)."""
+    wl = Conv2dWorkload(1, 8, 8, 32, 32, dtype="fp16", m=2)
+    cfg = KernelConfig(tb_m=16, tb_n=16, tb_k=16, fusion=fusion)
+    source = generate(scheduled_module(wl, cfg)).source
+    start = source.index("itrans_kernel(")
+    body = source[start:source.index("\n}\n", start)]
+    # The transform's local arrays (after the input tile d): V's work buffers.
+    assert set(re.findall(r"alignas\(\d+\) (\w+) \w+_local", body)[1:]) == {work}

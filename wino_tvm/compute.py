@@ -56,24 +56,25 @@ def input_tiles(x: te.Tensor, wl: Conv2dWorkload, ntiles_multiple: int) -> te.Te
                       name="d")
 
 
-def itrans_work_dtype(wl: Conv2dWorkload) -> str:
-    """Arithmetic type of V = B^T d B: int32 for int8 (exact); fp16 for fp16 with m=2, whose B
-    is 0/+-1, so V is d's sums and differences (three fp16 roundings instead of one, and no
-    half-float conversions: 39% fewer instructions per warp in the fused kernel); else float32.
-    """
+def itrans_work_dtype(wl: Conv2dWorkload, half_itrans: bool = True) -> str:
+    """Arithmetic type of V = B^T d B: int32 for int8 (exact); with half_itrans fp16 for fp16
+    with m=2, whose B is 0/+-1, so V is d's sums and differences (three fp16 roundings instead
+    of one, and no half-float conversions: 39% fewer instructions per warp in the fused kernel);
+    else float32."""
     if wl.dtype == "int8":
         return "int32"
-    return "float16" if (wl.dtype, wl.m) == ("fp16", 2) else "float32"
+    return "float16" if half_itrans and (wl.dtype, wl.m) == ("fp16", 2) else "float32"
 
 
-def input_transform(x: te.Tensor, wl: Conv2dWorkload, ntiles_multiple: int) -> te.Tensor:
+def input_transform(x: te.Tensor, wl: Conv2dWorkload, ntiles_multiple: int,
+                    half_itrans: bool = True) -> te.Tensor:
     """V = B^T d B per tile; int8 sums exactly in int32 (B is integer) then requantises per tap."""
     dt = StageDtypes.of(wl)
     d = input_tiles(x, wl, ntiles_multiple)
     ntiles_pad = wl.ntiles_padded(ntiles_multiple)
     _, b_np, _ = transform_matrices(wl.m)
     integer = wl.dtype == "int8"
-    work = itrans_work_dtype(wl)
+    work = itrans_work_dtype(wl, half_itrans)
     b_mat = const_matrix(b_np.astype(work), "B")
     # Separable: T = d B (rows), then V = B^T T, 2 alpha^3 instead of alpha^4 multiply-adds.
     r2 = te.reduce_axis((0, wl.alpha), name="r2")
@@ -242,12 +243,14 @@ class WinogradStages:
         return {name: f.with_attr("global_symbol", name) for name, f in funcs.items()}
 
 
-def winograd_stages(wl: Conv2dWorkload, ntiles_multiple: int = 1) -> WinogradStages:
-    """Build all four stages; each image's tiles are padded to a multiple of the BGEMM tile."""
+def winograd_stages(wl: Conv2dWorkload, ntiles_multiple: int = 1,
+                    half_itrans: bool = True) -> WinogradStages:
+    """Build all four stages; each image's tiles are padded to a multiple of the BGEMM tile.
+    half_itrans: see itrans_work_dtype."""
     dt = StageDtypes.of(wl)
     x = te.placeholder((wl.n, wl.h, wl.w, wl.c), dt.storage, name="x")
     w = te.placeholder((3, 3, wl.c, wl.k), dt.storage, name="w")
-    v = input_transform(x, wl, ntiles_multiple)
+    v = input_transform(x, wl, ntiles_multiple, half_itrans)
     u = kernel_transform(w, wl)
     v_in = te.placeholder(v.shape, dt.storage, name="V")
     u_in = [te.placeholder(t.shape, t.dtype, name=t.op.name) for t in u]

@@ -17,7 +17,10 @@ from .otrans import schedule_otrans
 def scheduled_module(wl: Conv2dWorkload, cfg: KernelConfig) -> tvm.IRModule:
     """The four stage PrimFuncs of wl, scheduled for CUDA Tensor Cores with cfg."""
     cfg.validate(wl)
-    stages = winograd_stages(wl, cfg.tb_m)
+    # fp16 ITrans arithmetic pays only once the reconstructor specialises ITrans per warp, which
+    # it never does for fusion none: there the fp16 selects made TVM's generic code 5% slower at
+    # 224^2 (bench/results/h100/itrans_fp16_none_ab/).
+    stages = winograd_stages(wl, cfg.tb_m, half_itrans=cfg.fusion != "none")
     sch = s_tir.Schedule(tvm.IRModule(stages.prim_funcs()))
     schedule_itrans(sch, wl, cfg)
     schedule_ktrans(sch, wl)
