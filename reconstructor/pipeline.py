@@ -31,12 +31,20 @@ SPECIALISE_MAX_ALPHA = 4
 # (0.88-0.96x) nor for m=4 (unspecialised: fp16 0.96x, int8 168 -> 254 registers; specialised:
 # 82 KB of SASS already).
 ITRANS_UNROLL = 4
-# The full kernel's OTrans loop runs `#pragma unroll 4` at alpha 4 (m=2): its residual loads then
-# overlap, which matters most where one block fills an SM (fp16 accumulators, TB_N 64: 221 KB of
-# shared memory, 4 warps). Hand-edited A/B on the H100 (bench/results/h100/otrans_unroll_ab/): with
-# the epilogue 0.99-1.48x (960^2 fp16 accumulators 791 -> 534 us, 224^2 1.37x), without it
-# 0.98-1.04x. Not for m=4 (int8 m=4 0.92x).
+# The full kernel's OTrans loop is unrolled at alpha 4 (m=2): its residual loads then overlap,
+# which matters most where one block fills an SM (fp16 accumulators, TB_N 64: 221 KB of shared
+# memory, 4 warps). Hand-edited A/Bs on the H100 (bench/results/h100/otrans_unroll_ab/): by 4,
+# with the epilogue 0.99-1.48x (960^2 fp16 accumulators 791 -> 534 us, 224^2 1.37x), without it
+# 0.98-1.04x; by 8 a further 1.00-1.10x with the epilogue (960^2 528 -> 479 us) but 0.99x
+# without; whole loops less. Not for m=4 (int8 m=4 0.92x by 4).
 OTRANS_UNROLL = 4
+OTRANS_UNROLL_RESIDUAL = 8  # when OTrans reads a residual
+
+
+def otrans_unroll_factor(full: Kernel) -> int:
+    """How far the full kernel's OTrans loop is unrolled: further when it loads a residual."""
+    residual = any(p.name == "residual_ptr" for p in full.params)
+    return OTRANS_UNROLL_RESIDUAL if residual else OTRANS_UNROLL
 
 
 def _element_types(kernel: Kernel) -> set[str]:
@@ -98,7 +106,8 @@ def reconstruct(source: str, launches: Sequence[Mapping], fusion: str,
             and _element_types(stages.itrans) == {"half"}):
         forward[0] = (unroll_itrans(forward[0][0], ITRANS_UNROLL), first_launch)
     if fusion == "full" and first_launch.block[1] <= SPECIALISE_MAX_ALPHA:
-        forward[0] = (unroll_otrans(forward[0][0], OTRANS_UNROLL), first_launch)
+        forward[0] = (unroll_otrans(forward[0][0], otrans_unroll_factor(forward[0][0])),
+                      first_launch)
     weight = [(k, by_name[k.name]) for k in stages.ktrans]
     kernels = tuple(k for k, _ in (*weight, *forward))
     return Reconstructed(

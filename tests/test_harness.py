@@ -366,8 +366,8 @@ def test_program_fails_cleanly_without_gpu(built: dict[str, Path]) -> None:
 
 
 RECORD_KEYS = {
-    "device", "sm", "workload", "dtype", "out", "m", "fusion", "config", "median_us", "min_us",
-    "mean_us", "iters", "rotate", "tflops", "rel_l2_err", "max_abs_err", "nonfinite",
+    "device", "sm", "workload", "dtype", "out", "m", "fusion", "config", "epilogue", "median_us",
+    "min_us", "mean_us", "iters", "rotate", "tflops", "rel_l2_err", "max_abs_err", "nonfinite",
     "tolerance", "checks", "seed", "correct", "commit",
 }
 

@@ -11,8 +11,14 @@ import regex
 
 from reconstructor.errors import ReconstructError
 from reconstructor.full import otrans_span
-from reconstructor.pipeline import ITRANS_UNROLL, OTRANS_UNROLL, reconstruct
-from reconstructor.source import Kernel, split_kernels
+from reconstructor.pipeline import (
+    ITRANS_UNROLL,
+    OTRANS_UNROLL,
+    OTRANS_UNROLL_RESIDUAL,
+    otrans_unroll_factor,
+    reconstruct,
+)
+from reconstructor.source import Kernel, Param, split_kernels
 from reconstructor.unroll import unroll_itrans, unroll_otrans
 
 FIXTURES = Path(__file__).parent / "fixtures" / "reconstructor"
@@ -107,3 +113,12 @@ def test_otrans_unroll_only_adds_a_pragma() -> None:
 def test_otrans_unroll_needs_the_full_kernel() -> None:
     with pytest.raises(ReconstructError, match="unroll_otrans: expected one `// Full fusion:`"):
         unroll_otrans(fused_kernel("fp16-m2", "shmem", True), 4)
+
+
+def test_otrans_unrolls_further_when_it_loads_a_residual() -> None:
+    kernel = fused_kernel("fp16-m2", "full", True)
+    assert otrans_unroll_factor(kernel) == OTRANS_UNROLL
+    with_residual = Kernel(kernel.name, kernel.launch_bounds,
+                           (*kernel.params, Param("half* __restrict__", "residual_ptr")),
+                           kernel.body)
+    assert otrans_unroll_factor(with_residual) == OTRANS_UNROLL_RESIDUAL > OTRANS_UNROLL
