@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import regex
 
+from wino_tvm.winograd_math import transform_matrices_exact
+
 from .cblocks import enclosing_loops, find_loops, indent_of, line_span, reindent
 from .cexpr import compile_int_expr, identifiers
 from .errors import ReconstructError
@@ -48,6 +50,8 @@ _STORE = regex.compile(
     regex.M,
 )
 _BLOCK_VARS = ("blockIdx.x", "blockIdx.y")
+# Locals of the in-register A^T (one combined fragment, its element index).
+_ROW_FRAGMENT, _ELEMENT = "at_z", "at_e"
 
 
 @dataclass(frozen=True)
@@ -121,6 +125,72 @@ def _analyse_otrans(otrans: Kernel, block: tuple[int, int, int],
     return _Otrans(otrans, decl["name"], decl["ctype"], staged.arrays, compute, strides)
 
 
+def output_rows(alpha: int) -> list[tuple[int, list[int]]]:
+    """For applying A^T to the accumulators in registers: per output row i, the tap row r_i to
+    stage it at and the coefficients c[h] (of accumulator row h) such that OTrans's own A^T
+    over rows that are zero except r_i gives back A^T M's row i. That needs A[r_i] = +-e_i,
+    true for F(2x2) (rows 0 and 3), not for F(4x4)."""
+    m = alpha - 2
+    a, _, _ = transform_matrices_exact(m)
+    out = []
+    for i in range(m):
+        rows = [r for r in range(alpha)
+                if abs(a[r][i]) == 1 and all(a[r][j] == 0 for j in range(m) if j != i)]
+        if not rows:
+            raise ReconstructError(f"F({m}x{m})'s A has no row +-e_{i}: A^T cannot be applied "
+                                   "to the accumulators in registers")
+        coef = [a[rows[0]][i] * a[h][i] for h in range(alpha)]
+        if any(c not in (-1, 0, 1) for c in coef):
+            raise ReconstructError(f"F({m}x{m})'s A^T has entries other than 0, +-1")
+        out.append((rows[0], [int(c) for c in coef]))
+    return out
+
+
+def _sub_var(text: str, var: str, value: int) -> str:
+    return regex.sub(rf"(?<![\w.]){regex.escape(var)}\b", str(value), text)
+
+
+def _rows_in_registers(body: str, outer, store, base: str, index: str, ld: int) -> str:
+    """The accumulator store loop (outer: over tap rows h) with A^T applied in registers: per
+    output row one fragment combined from the alpha accumulators, staged at its row."""
+    taken = set(_IDENT.findall(body))
+    if {_ROW_FRAGMENT, _ELEMENT} & taken:
+        raise ReconstructError(f"the fused kernel already uses {_ROW_FRAGMENT} or {_ELEMENT}")
+    indent = store["indent"]
+    copies = []
+    for row, coef in output_rows(outer.extent):
+        frags = [_sub_var(store["frag"], outer.var, h) for h in range(outer.extent)]
+        terms = "".join(f" {'+' if c > 0 else '-'} {f}.x[{_ELEMENT}]"
+                        for c, f in zip(coef, frags, strict=True) if c)
+        combined = (
+            f"{indent}{{\n"
+            f"{indent}  auto {_ROW_FRAGMENT} = {frags[0]};\n"
+            f"{indent}  for (int {_ELEMENT} = 0; {_ELEMENT} < {_ROW_FRAGMENT}.num_elements; "
+            f"++{_ELEMENT}) {{\n"
+            f"{indent}    {_ROW_FRAGMENT}.x[{_ELEMENT}] = {terms.removeprefix(' + ').strip()};\n"
+            f"{indent}  }}\n"
+            f"{indent}  nvcuda::wmma::store_matrix_sync((&({base}[{index}])), {_ROW_FRAGMENT}, "
+            f"{ld}, nvcuda::wmma::mem_row_major);\n"
+            f"{indent}}}"
+        )
+        inner = body[outer.open + 1:store.start()] + combined + body[store.end():outer.close]
+        copies.append(indent_of(body, outer.start) + "{" + _sub_var(inner, outer.var, row) + "}\n")
+    return "".join(copies)
+
+
+def _drop_zero_rows(tail: str, view: str, row_stride: int, kept: set[int]) -> str:
+    """OTrans's reads of staged M rows outside kept (zero after _rows_in_registers) as 0."""
+    read = regex.compile(BALANCED + r"(?P<cast>\(\(float\))?" + regex.escape(view)
+                         + r"(?P<index>(?&brk))(?(cast)\))")
+
+    def zero(match: regex.Match) -> str:
+        index = match["index"][1:-1]
+        row = compile_int_expr(index)(dict.fromkeys(identifiers(index), 0)) // row_stride
+        return match.group() if row in kept else "0x0p+0f"
+
+    return read.sub(zero, tail)
+
+
 def _adapt(ot: _Otrans, text: str, buffer: str, taken: set[str]) -> str:
     """OTrans text inside the fused kernel: locals prefixed, its shared M rebased onto buffer."""
     names = _declared(ot.arrays + ot.compute)
@@ -149,8 +219,11 @@ def otrans_span(fused: Kernel) -> tuple[int, int]:
 
 @_named
 def fuse_full(itrans: Kernel, bgemm: Kernel, otrans: Kernel, itrans_launch: Launch,
-              bgemm_launch: Launch, otrans_launch: Launch) -> tuple[Kernel, Launch]:
-    """ITrans+BGEMM as in PKF-Shmem, then accumulators -> shared M -> OTrans -> y."""
+              bgemm_launch: Launch, otrans_launch: Launch,
+              rows_in_registers: bool = False) -> tuple[Kernel, Launch]:
+    """ITrans+BGEMM as in PKF-Shmem, then accumulators -> shared M -> OTrans -> y.
+    rows_in_registers: apply A^T over the tap rows to the accumulators (output_rows) and stage
+    m rows instead of alpha; only for OTrans without per-tap dequantisation (not int8)."""
     if otrans_launch.grid != bgemm_launch.grid or otrans_launch.block != bgemm_launch.block:
         raise ReconstructError(
             f"OTrans launches {otrans_launch.grid}x{otrans_launch.block}, the BGEMM "
@@ -191,7 +264,14 @@ def fuse_full(itrans: Kernel, bgemm: Kernel, otrans: Kernel, itrans_launch: Laun
     epilogue_indent = indent_of(otrans.body, 0)
     tail = _adapt(ot, ot.compute, buffer, set(_IDENT.findall(body)))
     arrays = _adapt(ot, ot.arrays, buffer, set())
-    stored = body[outer.start:store.start()] + new_store + body[store.end():outer.end]
+    if rows_in_registers:
+        if _radix(coef[outer.var], (*global_strides, 1)) != [1, 0, 0, 0]:
+            raise ReconstructError(f"the accumulator store loop {outer.var} does not step tap rows")
+        stored = _rows_in_registers(body, outer, store, base, index, ot.strides[2])
+        kept = {row for row, _ in output_rows(outer.extent)}
+        tail = _drop_zero_rows(tail, base, ot.strides[0], kept)
+    else:
+        stored = body[outer.start:store.start()] + new_store + body[store.end():outer.end]
     body = (
         body[:outer.start]
         + f"{indent}// {FULL_MARK} the M slice reuses the V/U staging memory once every warp\n"

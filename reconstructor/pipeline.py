@@ -91,8 +91,11 @@ def reconstruct(source: str, launches: Sequence[Mapping], fusion: str,
     if fusion in _FUSE:
         forward = [_FUSE[fusion](stages.itrans, forward[1][0], forward[0][1], forward[1][1])]
     if fusion == "full":
+        # A^T in registers needs an OTrans without per-tap dequantisation: fp16, not int8.
+        rows = (by_name[stages.bgemm.name].block[1] <= SPECIALISE_MAX_ALPHA
+                and _element_types(stages.itrans) == {"half"})
         forward = [fuse_full(stages.itrans, forward[1][0], stages.otrans, forward[0][1],
-                             forward[1][1], otrans[1])]
+                             forward[1][1], otrans[1], rows_in_registers=rows)]
     else:
         forward.append(otrans)
     kernel, first_launch = forward[0]
