@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+import regex
+
 from .errors import ReconstructError
 from .full import fuse_full
 from .identify import identify_stages
@@ -45,6 +47,15 @@ def otrans_unroll_factor(full: Kernel) -> int:
     """How far the full kernel's OTrans loop is unrolled: further when it loads a residual."""
     residual = any(p.name == "residual_ptr" for p in full.params)
     return OTRANS_UNROLL_RESIDUAL if residual else OTRANS_UNROLL
+
+
+def _accumulator_type(bgemm: Kernel) -> str:
+    """Element type of the BGEMM's WMMA accumulators: float, half or int."""
+    found = set(regex.findall(r"wmma::accumulator, \d+, \d+, \d+, (\w+)>", bgemm.body))
+    if len(found) != 1:
+        raise ReconstructError(f"{bgemm.name}: expected one WMMA accumulator type, found "
+                               f"{sorted(found)}")
+    return found.pop()
 
 
 def _element_types(kernel: Kernel) -> set[str]:
@@ -91,9 +102,12 @@ def reconstruct(source: str, launches: Sequence[Mapping], fusion: str,
     if fusion in _FUSE:
         forward = [_FUSE[fusion](stages.itrans, forward[1][0], forward[0][1], forward[1][1])]
     if fusion == "full":
-        # A^T in registers needs an OTrans without per-tap dequantisation: fp16, not int8.
+        # A^T in registers (m=2): on the H100 1.02-1.09x at N=1, 0.96-1.04x at N=32/128, error
+        # unchanged with fp32 accumulators (bench/results/h100/rows_ab/). Not for int8, whose
+        # OTrans dequantises each tap first; not for fp16 accumulators, where the combined rows
+        # are rounded to fp16 once more (relative L2 +10%: 9.6e-4 -> 1.04e-3 at C=128).
         rows = (by_name[stages.bgemm.name].block[1] <= SPECIALISE_MAX_ALPHA
-                and _element_types(stages.itrans) == {"half"})
+                and _accumulator_type(stages.bgemm) == "float")
         forward = [fuse_full(stages.itrans, forward[1][0], stages.otrans, forward[0][1],
                              forward[1][1], otrans[1], rows_in_registers=rows)]
     else:
