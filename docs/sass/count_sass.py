@@ -87,7 +87,7 @@ def report(label: str, dtype: str, m: int) -> None:
 
 if __name__ == "__main__":
     print(f"{KERNEL}, tb {TILES.tb_m}/{TILES.tb_n}/{TILES.tb_k}, shape {SHAPE}, sm_90")
-    with mock.patch.object(compute, "itrans_work_dtype", lambda wl: "float32"):
+    with mock.patch.object(compute, "itrans_work_dtype", lambda wl, half_itrans=True: "float32"):
         report("fp16 m=2, float32 ITrans", "fp16", 2)
     for dtype, m in (("fp16", 2), ("fp16", 4), ("int8", 2), ("int8", 4)):
         report(f"{dtype} m={m}", dtype, m)
