@@ -52,6 +52,9 @@ _STORE = regex.compile(
 _BLOCK_VARS = ("blockIdx.x", "blockIdx.y")
 # Locals of the in-register A^T (one combined fragment, its element index).
 _ROW_FRAGMENT, _ELEMENT = "at_z", "at_e"
+# Elements per lane of every WMMA accumulator shape (16x16, 32x8, 8x32: 256 over 32 lanes); a
+# literal bound keeps the loop a plain counted one (cblocks.find_loops), a static_assert checks it.
+_ACC_ELEMENTS = 256 // 32
 
 
 @dataclass(frozen=True)
@@ -165,8 +168,9 @@ def _rows_in_registers(body: str, outer, store, base: str, index: str, ld: int) 
         combined = (
             f"{indent}{{\n"
             f"{indent}  auto {_ROW_FRAGMENT} = {frags[0]};\n"
-            f"{indent}  for (int {_ELEMENT} = 0; {_ELEMENT} < {_ROW_FRAGMENT}.num_elements; "
-            f"++{_ELEMENT}) {{\n"
+            f"{indent}  static_assert(decltype({_ROW_FRAGMENT})::num_elements == {_ACC_ELEMENTS}, "
+            f'"WMMA accumulator elements per lane");\n'
+            f"{indent}  for (int {_ELEMENT} = 0; {_ELEMENT} < {_ACC_ELEMENTS}; ++{_ELEMENT}) {{\n"
             f"{indent}    {_ROW_FRAGMENT}.x[{_ELEMENT}] = {terms.removeprefix(' + ').strip()};\n"
             f"{indent}  }}\n"
             f"{indent}  nvcuda::wmma::store_matrix_sync((&({base}[{index}])), {_ROW_FRAGMENT}, "

@@ -2,28 +2,25 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import numpy as np
 import pytest
 import regex
+from stored_sources import stored
 
+from reconstructor.cblocks import find_loops
 from reconstructor.errors import ReconstructError
 from reconstructor.full import output_rows
 from reconstructor.pipeline import _accumulator_type, reconstruct
 from reconstructor.source import Kernel, split_kernels
 from wino_tvm.winograd_math import transform_matrices
 
-FIXTURES = Path(__file__).parent / "fixtures" / "reconstructor"
 STAGED = regex.compile(r"store_matrix_sync\(\(&\((?P<view>\(\(float\*\)\(\(unsigned char\*\)"
                        r"\w+\)\))\[(?P<index>[^\]]+)\]\)\), at_z, ")
 ROW_READ = regex.compile(r"\(\(float\*\)\(\(unsigned char\*\)buf_dyn_shmem_ptr\)\)\[")
 
 
 def full_kernel(name: str) -> Kernel:
-    launches = json.loads((FIXTURES / f"{name}.launches.json").read_text())
-    source = reconstruct((FIXTURES / f"{name}.cu").read_text(), launches, "full").source
+    source = reconstruct(*stored(name), "full").source
     return next(k for k in split_kernels(source).kernels if k.name.startswith("winograd_full"))
 
 
@@ -53,6 +50,8 @@ def test_fp16_full_kernel_stages_two_rows_and_reads_only_those() -> None:
     stores = list(STAGED.finditer(body))
     assert len(stores) == 2  # one per output row, inside the tile-fragment loop
     assert body.count("store_matrix_sync(") == 2  # no tap-row stores left
+    # A counted loop over the lane's elements (cblocks.find_loops reads every loop).
+    assert {loop.var: loop.extent for loop in find_loops(body)}["at_e"] == 8
     # Rows 0 and 3 (x 2560 floats), each combined from its nonzero coefficients.
     assert [s["index"].split(" + ")[1] for s in stores] == ["(2560 * 0)", "(2560 * 3)"]
     assert regex.search(r"at_z\.x\[at_e\] = M_wmma_accumulator_ptr\[\(\(1 \* 2\) \+ ax1_0\)\]"
@@ -71,6 +70,5 @@ def test_int8_full_kernel_keeps_its_tap_rows() -> None:
 @pytest.mark.parametrize(("name", "accumulator"), [("fp16-m2", "float"), ("int8-m2", "int")])
 def test_accumulator_type_decides(name: str, accumulator: str) -> None:
     """Only fp32 accumulators get A^T in registers (fp16 ones would round the rows once more)."""
-    bgemm = next(k for k in split_kernels((FIXTURES / f"{name}.cu").read_text()).kernels
-                 if "mma_sync" in k.body)
+    bgemm = next(k for k in split_kernels(stored(name)[0]).kernels if "mma_sync" in k.body)
     assert _accumulator_type(bgemm) == accumulator

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import regex
+from stored_sources import FIXTURES, stored
 
 from reconstructor.errors import ReconstructError
 from reconstructor.launch import Launch
@@ -25,7 +26,6 @@ from reconstructor.specialise import (
     specialise_itrans,
 )
 
-FIXTURES = Path(__file__).parent / "fixtures" / "reconstructor"
 MINI = (FIXTURES / "mini.cu").read_text()
 MINI_LAUNCHES = json.loads((FIXTURES / "mini.launches.json").read_text())
 ITRANS_LAUNCH = next(e for e in MINI_LAUNCHES if e["name"] == "itrans_kernel")
@@ -175,11 +175,6 @@ FRESH = ["fp16-m4", "int8-m4"]
 FUSED = ("shmem", "llc", "full")
 NVCC = ["nvcc", "-std=c++17", "-O3", "-diag-suppress=177,1046"]
 HAS_NVCC = shutil.which("nvcc") is not None
-
-
-def stored(name: str) -> tuple[str, list[dict]]:
-    return ((FIXTURES / f"{name}.cu").read_text(),
-            json.loads((FIXTURES / f"{name}.launches.json").read_text()))
 
 
 @pytest.fixture(scope="module")

@@ -3,11 +3,9 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 import regex
+from stored_sources import stored
 
 from reconstructor.errors import ReconstructError
 from reconstructor.full import otrans_span
@@ -21,18 +19,12 @@ from reconstructor.pipeline import (
 from reconstructor.source import Kernel, Param, split_kernels
 from reconstructor.unroll import unroll_itrans, unroll_otrans
 
-FIXTURES = Path(__file__).parent / "fixtures" / "reconstructor"
 PRAGMA = regex.compile(r"^[ ]*#pragma unroll(?: \d+)?\n", regex.M)
 FUSED = ("itrans_bgemm_", "winograd_full_")
 TILE_LOOP = regex.compile(r"^(?P<i>[ ]*)#pragma unroll(?P<n> \d+)?\n(?P=i)for \(int it_\w+ = 0; "
                           r"\w+ < (?P<extent>\d+);", regex.M)
 OTRANS_LOOP = regex.compile(r"^(?P<i>[ ]*)#pragma unroll(?P<n> \d+)?\n(?P=i)for \(int ot_\w+ = 0; "
                             r"\w+ < (?P<extent>\d+);", regex.M)
-
-
-def stored(name: str) -> tuple[str, list[dict]]:
-    return ((FIXTURES / f"{name}.cu").read_text(),
-            json.loads((FIXTURES / f"{name}.launches.json").read_text()))
 
 
 def fused_kernel(name: str, fusion: str, specialise: bool) -> Kernel:
