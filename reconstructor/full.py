@@ -153,16 +153,18 @@ def _sub_var(text: str, var: str, value: int) -> str:
     return regex.sub(rf"(?<![\w.]){regex.escape(var)}\b", str(value), text)
 
 
-def _rows_in_registers(body: str, outer, store, base: str, index: str, ld: int) -> str:
+def _rows_in_registers(body: str, outer, store, base: str, index: str, ld: int,
+                       rows: list[tuple[int, list[int]]]) -> str:
     """The accumulator store loop (outer: over tap rows h) with A^T applied in registers: per
-    output row one fragment combined from the alpha accumulators, staged at its row."""
+    output row (output_rows) one fragment combined from the alpha accumulators, staged at its
+    row."""
     taken = set(_IDENT.findall(body))
     if {_ROW_FRAGMENT, _ELEMENT} & taken:
         raise ReconstructError(f"the fused kernel already uses {_ROW_FRAGMENT} or {_ELEMENT}")
     indent = store["indent"]
+    frags = [_sub_var(store["frag"], outer.var, h) for h in range(outer.extent)]
     copies = []
-    for row, coef in output_rows(outer.extent):
-        frags = [_sub_var(store["frag"], outer.var, h) for h in range(outer.extent)]
+    for row, coef in rows:
         terms = "".join(f" {'+' if c > 0 else '-'} {f}.x[{_ELEMENT}]"
                         for c, f in zip(coef, frags, strict=True) if c)
         combined = (
@@ -271,9 +273,9 @@ def fuse_full(itrans: Kernel, bgemm: Kernel, otrans: Kernel, itrans_launch: Laun
     if rows_in_registers:
         if _radix(coef[outer.var], (*global_strides, 1)) != [1, 0, 0, 0]:
             raise ReconstructError(f"the accumulator store loop {outer.var} does not step tap rows")
-        stored = _rows_in_registers(body, outer, store, base, index, ot.strides[2])
-        kept = {row for row, _ in output_rows(outer.extent)}
-        tail = _drop_zero_rows(tail, base, ot.strides[0], kept)
+        rows = output_rows(outer.extent)
+        stored = _rows_in_registers(body, outer, store, base, index, ot.strides[2], rows)
+        tail = _drop_zero_rows(tail, base, ot.strides[0], {row for row, _ in rows})
     else:
         stored = body[outer.start:store.start()] + new_store + body[store.end():outer.end]
     body = (

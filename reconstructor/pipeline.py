@@ -101,13 +101,14 @@ def reconstruct(source: str, launches: Sequence[Mapping], fusion: str,
     otrans = (stages.otrans, by_name[stages.otrans.name])
     if fusion in _FUSE:
         forward = [_FUSE[fusion](stages.itrans, forward[1][0], forward[0][1], forward[1][1])]
+    # The full kernel's m=2 passes (alpha 4 warps); the fused kernel launches as the BGEMM.
+    full_m2 = fusion == "full" and by_name[stages.bgemm.name].block[1] <= SPECIALISE_MAX_ALPHA
     if fusion == "full":
         # A^T in registers (m=2): on the H100 1.02-1.09x at N=1, 0.96-1.04x at N=32/128, error
         # unchanged with fp32 accumulators (bench/results/h100/rows_ab/). Not for int8, whose
         # OTrans dequantises each tap first; not for fp16 accumulators, where the combined rows
         # are rounded to fp16 once more (relative L2 +10%: 9.6e-4 -> 1.04e-3 at C=128).
-        rows = (by_name[stages.bgemm.name].block[1] <= SPECIALISE_MAX_ALPHA
-                and _accumulator_type(stages.bgemm) == "float")
+        rows = full_m2 and _accumulator_type(stages.bgemm) == "float"
         forward = [fuse_full(stages.itrans, forward[1][0], stages.otrans, forward[0][1],
                              forward[1][1], otrans[1], rows_in_registers=rows)]
     else:
@@ -119,10 +120,9 @@ def reconstruct(source: str, launches: Sequence[Mapping], fusion: str,
         # After fusion: the fusion passes evaluate ITrans's indices over threadIdx.y.
         by_warp = specialise_itrans if fusion == "syncfree" else specialise_fused
         forward[0] = (by_warp(kernel, first_launch), first_launch)
-    if (fusion == "full" and specialise and first_launch.block[1] <= SPECIALISE_MAX_ALPHA
-            and _element_types(stages.itrans) == {"half"}):
+    if full_m2 and specialise and _element_types(stages.itrans) == {"half"}:
         forward[0] = (unroll_itrans(forward[0][0], ITRANS_UNROLL), first_launch)
-    if fusion == "full" and first_launch.block[1] <= SPECIALISE_MAX_ALPHA:
+    if full_m2:
         forward[0] = (unroll_otrans(forward[0][0], otrans_unroll_factor(forward[0][0])),
                       first_launch)
     weight = [(k, by_name[k.name]) for k in stages.ktrans]

@@ -14,10 +14,10 @@ from wino_tvm.errors import WinoError
 from wino_tvm.workload import (
     EPILOGUE_INPUTS,
     OUTPUT_SCALE,
-    OUTPUTS,
     canonical_epilogue,
     epilogue_dtype,
     forward_inputs,
+    resolve_output,
 )
 
 TEMPLATE_PATH = Path(__file__).resolve().parents[1] / "templates" / "harness.cu.tpl"
@@ -135,11 +135,7 @@ class HarnessSpec:
                 raise WinoError(f"{name} must be a positive int, got {value!r}")
         if self.dtype not in DTYPES:
             raise WinoError(f"unknown dtype {self.dtype!r}; expected one of {sorted(DTYPES)}")
-        if not self.out:
-            object.__setattr__(self, "out", OUTPUTS[self.dtype][0])
-        if self.out not in OUTPUTS[self.dtype]:
-            raise WinoError(f"output dtype {self.out!r} is not available for {self.dtype}; "
-                            f"expected one of {OUTPUTS[self.dtype]}")
+        object.__setattr__(self, "out", resolve_output(self.dtype, self.out))
         if not isinstance(self.tolerance, int | float) or not math.isfinite(self.tolerance) or (
             self.tolerance < 0
         ):

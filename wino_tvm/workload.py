@@ -73,13 +73,7 @@ class Conv2dWorkload:
             )
 
         object.__setattr__(self, "epilogue", canonical_epilogue(self.epilogue))
-        if not self.out:
-            object.__setattr__(self, "out", OUTPUTS[self.dtype][0])
-        if self.out not in OUTPUTS[self.dtype]:
-            raise WinoError(
-                f"output dtype {self.out!r} is not available for {self.dtype} inputs: choose one "
-                f"of {', '.join(OUTPUTS[self.dtype])}"
-            )
+        object.__setattr__(self, "out", resolve_output(self.dtype, self.out))
 
     @classmethod
     def parse_shape(cls, text: str, **kwargs) -> Conv2dWorkload:
@@ -152,6 +146,16 @@ class Conv2dWorkload:
 
     def shape_dict(self) -> dict[str, int]:
         return {"N": self.n, "H": self.h, "W": self.w, "C": self.c, "K": self.k}
+
+
+def resolve_output(dtype: str, out: str) -> str:
+    """out checked against dtype's OUTPUTS; "" is the dtype's default."""
+    if not out:
+        return OUTPUTS[dtype][0]
+    if out not in OUTPUTS[dtype]:
+        raise WinoError(f"output dtype {out!r} is not available for {dtype} inputs: choose one "
+                        f"of {', '.join(OUTPUTS[dtype])}")
+    return out
 
 
 def epilogue_dtype(dtype: str, out: str) -> str:
