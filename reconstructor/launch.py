@@ -13,13 +13,16 @@ _KEYS = ("name", "params", "grid", "block", "shared_bytes")
 
 @dataclass(frozen=True)
 class Launch:
-    """Kernel name, buffer names in parameter order (no `_ptr`), grid, block, dynamic smem."""
+    """Kernel name, buffer names in parameter order (no `_ptr`), grid, block, dynamic smem;
+    persistent: the kernel loops over grid[0] blocks, the host launches as many as stay resident
+    (reconstructor.persist)."""
 
     name: str
     params: tuple[str, ...]
     grid: tuple[int, int, int]
     block: tuple[int, int, int]
     shared_bytes: int
+    persistent: bool = False
 
     @classmethod
     def from_dict(cls, entry: Mapping) -> Launch:
@@ -31,11 +34,12 @@ class Launch:
         if len(grid) != 3 or len(block) != 3:
             raise ReconstructError(f"launch {entry['name']}: grid and block need 3 entries each")
         return cls(str(entry["name"]), tuple(entry["params"]), grid, block,
-                   int(entry["shared_bytes"]))
+                   int(entry["shared_bytes"]), bool(entry.get("persistent", False)))
 
     def to_dict(self) -> dict:
         return {"name": self.name, "params": list(self.params), "grid": list(self.grid),
-                "block": list(self.block), "shared_bytes": self.shared_bytes}
+                "block": list(self.block), "shared_bytes": self.shared_bytes,
+                "persistent": self.persistent}
 
 
 def buffer_name(param: str) -> str:

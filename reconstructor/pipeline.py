@@ -12,6 +12,7 @@ from .full import fuse_full
 from .identify import identify_stages
 from .launch import Launch, check_launch
 from .passes import SYNCTHREADS, fuse_llc, fuse_shmem, strip_warp_barriers
+from .persist import persist_blocks
 from .source import CudaSource, Kernel, render_source, split_kernels
 from .specialise import specialise_fused, specialise_itrans
 from .unroll import unroll_itrans, unroll_otrans
@@ -74,12 +75,15 @@ class Reconstructed:
 
 
 def reconstruct(source: str, launches: Sequence[Mapping], fusion: str,
-                specialise: bool | None = None) -> Reconstructed:
+                specialise: bool | None = None, persist: bool = False) -> Reconstructed:
     """Split, identify, strip the BGEMM's barriers (unless fusion is none), fuse, and give each
     warp its own ITrans code (reconstructor.specialise): specialise None (default) where that
-    pays (alpha <= SPECIALISE_MAX_ALPHA), True always, False never."""
+    pays (alpha <= SPECIALISE_MAX_ALPHA), True always, False never. persist: the full kernel
+    stages U once and loops over its tile blocks (reconstructor.persist)."""
     if fusion not in FUSIONS:
         raise ReconstructError(f"reconstruct: unknown fusion {fusion!r}; choose from {FUSIONS}")
+    if persist and fusion != "full":
+        raise ReconstructError(f"reconstruct: persistent blocks need fusion full, not {fusion!r}")
     cuda = split_kernels(source)
     by_name = {}
     for entry in launches:
@@ -125,6 +129,8 @@ def reconstruct(source: str, launches: Sequence[Mapping], fusion: str,
     if full_m2:
         forward[0] = (unroll_otrans(forward[0][0], otrans_unroll_factor(forward[0][0])),
                       first_launch)
+    if persist:  # last: the passes above find ITrans and OTrans by their place in the body
+        forward[0] = persist_blocks(*forward[0])
     weight = [(k, by_name[k.name]) for k in stages.ktrans]
     kernels = tuple(k for k, _ in (*weight, *forward))
     return Reconstructed(

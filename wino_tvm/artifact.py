@@ -52,7 +52,7 @@ def workspaces(wl: Conv2dWorkload, cfg: KernelConfig) -> tuple[Workspace, ...]:
 
 def _launch(entry: dict) -> Launch:
     return Launch(entry["name"], tuple(entry["grid"]), tuple(entry["block"]),
-                  entry["shared_bytes"], tuple(entry["params"]))
+                  entry["shared_bytes"], tuple(entry["params"]), entry.get("persistent", False))
 
 
 def drop_barriers(source: str, labels: list[str]) -> str:
@@ -84,7 +84,7 @@ def build_artifact(
     prototype: Prototype = generate(scheduled_module(wl, cfg), arch)
     log(f"[2/3] reconstructor: fusion={cfg.fusion}")
     launches = [asdict(k) for k in prototype.launches]
-    rebuilt = reconstruct(prototype.source, launches, cfg.fusion)
+    rebuilt = reconstruct(prototype.source, launches, cfg.fusion, persist=cfg.persist)
     kernels = drop_barriers(rebuilt.source, list(dropped_barriers))
     log(f"[3/3] harness: write {out_dir}")
     spec = HarnessSpec(

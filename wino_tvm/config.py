@@ -61,6 +61,7 @@ class KernelConfig:
     vec: int = 16  # bytes per vectorised copy lane
     pad: int = 16  # bytes of padding per shared-memory row (bank-conflict offset)
     u_smem: bool = True  # stage U in shared memory; False: B fragments load from global (L2)
+    persist: bool = False  # full kernel: stage U once, loop over tile blocks (can_persist())
 
     @property
     def fragment(self) -> tuple[int, int, int]:
@@ -81,6 +82,7 @@ class KernelConfig:
                 f"vec{self.vec}",
                 f"pad{self.pad}",
                 *([] if self.u_smem else ["ul2"]),
+                *(["pb"] if self.persist else []),
             ]
         )
 
@@ -88,9 +90,11 @@ class KernelConfig:
     def parse(cls, name: str) -> tuple[dict, KernelConfig]:
         """Inverse of name(): ({'dtype', 'accum', 'm'}, config)."""
         parts = name.split("-")
-        u_smem = parts[-1] != "ul2"
+        u_smem, persist = "ul2" not in parts[10:], "pb" in parts[10:]
         try:
-            dtype, accum, m, tbm, tbn, tbk, frag, fusion, vec, pad = parts[: 10 if u_smem else -1]
+            if parts[10:] not in ([], ["ul2"], ["pb"]):
+                raise ValueError(name)
+            dtype, accum, m, tbm, tbn, tbk, frag, fusion, vec, pad = parts[:10]
             fm, fn, fk = (int(v) for v in frag.removeprefix("frag").split("x"))
             cfg = cls(
                 int(tbm.removeprefix("tbm")),
@@ -103,6 +107,7 @@ class KernelConfig:
                 int(vec.removeprefix("vec")),
                 int(pad.removeprefix("pad")),
                 u_smem,
+                persist,
             )
         except ValueError:
             raise WinoError(f"{name!r} is not a wino-tvm config name") from None
@@ -114,29 +119,45 @@ class KernelConfig:
     def as_dict(self) -> dict:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
+    def can_persist(self, wl: Conv2dWorkload) -> bool:
+        """Whether the persistent full kernel applies: one channel chunk and U staged in shared
+        memory (staged once per block), the M slice within the V staging (U stays intact)."""
+        return (self.fusion == "full" and self.u_smem and self.tb_k == wl.c
+                and self._m_bytes(wl, self._narrow_m_row(wl)) <= self._v_bytes(wl))
+
     def smem_bytes(self, wl: Conv2dWorkload) -> int:
         """Dynamic shared memory of the BGEMM (or fused) block: padded V and U slices; for full
         fusion at least the padded M slice, which reuses that memory after the channel loop."""
         operands = self._operand_bytes(wl)
         if self.fusion != "full":
             return operands
-        acc = ACCUMULATOR_BYTES[wl.accum]
-        return max(operands, wl.alpha * wl.alpha * self.tb_m * self.m_row_elems(wl) * acc)
+        return max(operands, self._m_bytes(wl, self.m_row_elems(wl)))
 
     def _operand_bytes(self, wl: Conv2dWorkload) -> int:
-        ve = ELEMENT_BYTES[wl.dtype]
         staged_rows = self.tb_m + (self.tb_n if self.u_smem else 0)
-        return wl.alpha * wl.alpha * staged_rows * (self.tb_k * ve + self.pad)
+        return wl.alpha * wl.alpha * staged_rows * self._row_bytes(wl)
+
+    def _row_bytes(self, wl: Conv2dWorkload) -> int:
+        return self.tb_k * ELEMENT_BYTES[wl.dtype] + self.pad
+
+    def _v_bytes(self, wl: Conv2dWorkload) -> int:
+        return wl.alpha * wl.alpha * self.tb_m * self._row_bytes(wl)
+
+    def _m_bytes(self, wl: Conv2dWorkload, row_elems: int) -> int:
+        return wl.alpha * wl.alpha * self.tb_m * row_elems * ACCUMULATOR_BYTES[wl.accum]
 
     def m_row_elems(self, wl: Conv2dWorkload) -> int:
         """Row length of the staged M slice: tb_n plus M_ROW_PAD in the full kernel where that
-        fits in the V/U staging memory, else plus the V/U row pad."""
-        acc = ACCUMULATOR_BYTES[wl.accum]
+        fits in the staging memory it reuses (V and U; V alone when persistent, as U stays),
+        else plus the V/U row pad."""
         wide = self.tb_n + M_ROW_PAD
-        wide_bytes = wl.alpha**2 * self.tb_m * wide * acc
-        if self.fusion == "full" and wide_bytes <= self._operand_bytes(wl):
+        reusable = self._v_bytes(wl) if self.persist else self._operand_bytes(wl)
+        if self.fusion == "full" and self._m_bytes(wl, wide) <= reusable:
             return wide
-        return self.tb_n + self.pad // acc
+        return self._narrow_m_row(wl)
+
+    def _narrow_m_row(self, wl: Conv2dWorkload) -> int:
+        return self.tb_n + self.pad // ACCUMULATOR_BYTES[wl.accum]
 
     def blocks(self, wl: Conv2dWorkload) -> int:
         return wl.ntiles_padded(self.tb_m) // self.tb_m * (wl.k // self.tb_n)
@@ -167,6 +188,12 @@ class KernelConfig:
             out.append(f"vec={self.vec} bytes must divide a tb_k row and be at most 16 bytes")
         if self.pad % 16:
             out.append(f"pad={self.pad} bytes must be a multiple of 16 (WMMA pointer alignment)")
+        if self.persist and not self.can_persist(wl):
+            out.append(
+                f"persist (pb) needs fusion full, U in shared memory (not ul2), tb_k = C={wl.c} "
+                f"and an M slice ({self._m_bytes(wl, self._narrow_m_row(wl))} B) within the V "
+                f"staging ({self._v_bytes(wl)} B): drop it or lower tb_n"
+            )
         if device is not None and self.smem_bytes(wl) > device.smem_per_block:
             out.append(
                 f"shared memory {self.smem_bytes(wl)} B exceeds {device.name}'s "

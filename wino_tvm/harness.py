@@ -59,13 +59,15 @@ def _check_dim3(what: str, dims: tuple[int, ...]) -> None:
 
 @dataclass(frozen=True)
 class Launch:
-    """One kernel launch: kernel<<<grid, block, shared_bytes, stream>>>(*args)."""
+    """One kernel launch: kernel<<<grid, block, shared_bytes, stream>>>(*args); persistent: the
+    kernel loops over grid[0] blocks, so it gets only as many as stay resident."""
 
     kernel: str
     grid: tuple[int, int, int]
     block: tuple[int, int, int]
     shared_bytes: int
     args: tuple[str, ...]
+    persistent: bool = False
 
     def __post_init__(self) -> None:
         # Sequences (e.g. lists from JSON) are stored as tuples so the launch stays hashable.
@@ -190,10 +192,36 @@ def _c_string(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+def _resident_grid(launch: Launch) -> tuple[list[str], str]:
+    """C++ that sets a persistent launch's grid.x once per process (the blocks that fit on the
+    device at once, over grid.y * grid.z), and the expression that reads it."""
+    var = f"wb_grid_{launch.kernel}"
+    tiles, others = launch.grid[0], launch.grid[1] * launch.grid[2]
+    return [
+        f"  // {launch.kernel} loops over its {tiles} x-blocks, so any grid computes all of them;",
+        "  // it gets as many as stay resident (set once: a stale count costs time, not results).",
+        f"  static std::atomic<int> {var}{{0}};",
+        f"  if ({var}.load(std::memory_order_relaxed) == 0) {{",
+        "    int wb_device = 0, wb_sms = 0, wb_per_sm = 0;",
+        "    WB_CHECK(cudaGetDevice(&wb_device));",
+        "    WB_CHECK(cudaDeviceGetAttribute(&wb_sms, cudaDevAttrMultiProcessorCount, wb_device));",
+        f"    WB_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&wb_per_sm, {launch.kernel}, "
+        f"{math.prod(launch.block)}, {launch.shared_bytes}));",
+        f"    const int wb_resident = wb_sms * wb_per_sm / {others};",
+        f"    {var}.store(wb_resident < 1 ? 1 : wb_resident < {tiles} ? wb_resident : {tiles},",
+        "                std::memory_order_relaxed);",
+        "  }",
+    ], f"{var}.load(std::memory_order_relaxed)"
+
+
 def _render_launches(launches: tuple[Launch, ...]) -> str:
     lines = []
     for launch in launches:
         grid = ", ".join(map(str, launch.grid))
+        if launch.persistent:
+            setup, grid_x = _resident_grid(launch)
+            lines += setup
+            grid = ", ".join([grid_x, *map(str, launch.grid[1:])])
         block = ", ".join(map(str, launch.block))
         args = ", ".join(launch.args)
         lines.append(

@@ -5,6 +5,7 @@ python -m wino_tvm.suites pkf --out .gpu/pkf               # issue: the paper's 
 python -m wino_tvm.suites full --out .gpu/full             # issue: --fusion full (+ epilogue)
 python -m wino_tvm.suites bench --out .gpu/bench           # benchmark: + tuned best per workload
 python -m wino_tvm.suites bench_full --out .gpu/bench_full # benchmark: tuned --fusion full
+python -m wino_tvm.suites persist --out .gpu/persist       # A/B: persistent full kernels
 """
 
 from __future__ import annotations
@@ -124,8 +125,32 @@ def bench_full() -> Iterator[tuple[Conv2dWorkload, KernelConfig]]:
                     yield wl, cfg
 
 
+PERSIST_WORKLOADS = ((1, 224, 224, 64, 64), (1, 448, 448, 64, 64), (1, 960, 960, 64, 64),
+                     (32, 56, 56, 64, 64), (128, 56, 56, 64, 64))
+# (dtype, accum, tiles) with tb_k = C = 64, each built with and without persist.
+PERSIST_TILES = (("fp16", "fp16", (32, 64)), ("fp16", "fp16", (16, 64)),
+                 ("fp16", "fp16", (32, 32)), ("fp16", "fp32", (32, 32)),
+                 ("fp16", "fp32", (16, 32)), ("int8", "int32", (32, 16)))
+
+
+def persist() -> Iterator[tuple[Conv2dWorkload, KernelConfig]]:
+    """Same-run A/B of persistent blocks (KernelConfig.persist) at m=2 on the C=K=64 benchmark
+    workloads, fp16 (both accumulators) and int8, the fp16-accumulator 32/64 tiles also with
+    the whole epilogue; at 224^2 also m=4."""
+    for shape in PERSIST_WORKLOADS:
+        cases = [(Conv2dWorkload(*shape, dtype=dtype, accum=accum, m=2), (tb_m, tb_n))
+                 for dtype, accum, (tb_m, tb_n) in PERSIST_TILES]
+        cases.append((dataclasses.replace(cases[0][0], epilogue=FULL_EPILOGUES[1]), (32, 64)))
+        if shape == PERSIST_WORKLOADS[0]:
+            cases += [(Conv2dWorkload(*shape, dtype="fp16", m=4), (16, 16)),
+                      (Conv2dWorkload(*shape, dtype="int8", m=4), (16, 16))]
+        for wl, (tb_m, tb_n) in cases:
+            for on in (False, True):
+                yield wl, KernelConfig(tb_m, tb_n, wl.c, fusion="full", persist=on)
+
+
 SUITES = {"prototype": prototype, "pkf": pkf, "full": full, "bench": bench,
-          "bench_full": bench_full}
+          "bench_full": bench_full, "persist": persist}
 
 
 def main(argv: list[str] | None = None) -> int:
