@@ -14,9 +14,19 @@ from __future__ import annotations
 import regex
 
 from .cblocks import enclosing_loops, find_loops, indent_of, reindent
+from .cexpr import constant_term
 from .errors import ReconstructError
 from .launch import Launch
-from .passes import _IDENT, _SHARED_DECL, _declared, _named, _one
+from .passes import (
+    _IDENT,
+    _SCALAR_BYTES,
+    _SHARED_DECL,
+    _bytes,
+    _copies,
+    _declared,
+    _named,
+    _one,
+)
 from .source import Kernel
 
 TILE_BLOCK = "tile_block"
@@ -26,22 +36,38 @@ _BLOCK_X = regex.compile(r"(?<![\w.])blockIdx\.x\b")
 _BARRIER_AFTER = regex.compile(r"[ ]*__sync(?:warp|threads)\(\);\n")
 
 
+def _u_start(staging: str, buffer: str) -> int:
+    """Lowest byte of the shared buffer U's staging writes (TVM's indices are sums of
+    non-negative terms: the constant one)."""
+    copies = [c for c in _copies(staging) if c.src.name == "U_ptr"]
+    dst = _one([c.dst for c in copies], "copy of U into shared memory")
+    if dst.name != buffer or dst.cast is None:
+        raise ReconstructError(f"U is copied to {dst.name}, not the shared buffer {buffer}")
+    return constant_term(dst.index) * _bytes(dst.cast, _SCALAR_BYTES)
+
+
 @_named
-def persist_blocks(full: Kernel, launch: Launch) -> tuple[Kernel, Launch]:
+def persist_blocks(full: Kernel, launch: Launch, m_bytes: int) -> tuple[Kernel, Launch]:
     """full with its U staging loop hoisted above a loop over the tile blocks (gridDim.x apart);
-    the launch marked persistent. ReconstructError where U is not staged once per block."""
+    the launch marked persistent. ReconstructError where U is not staged once per block or
+    where the M slice (its first m_bytes bytes of shared memory) would overwrite it."""
     body = full.body
     if regex.search(r"\breturn\b", body):
         raise ReconstructError(f"{full.name} returns early; a persistent loop cannot wrap it")
     uses = [m.start() for m in _U.finditer(body)]
     if not uses:
         raise ReconstructError(f"{full.name} does not read U")
+    if regex.search(r"load_matrix_sync\([^;]*\bU_ptr\b", body):
+        raise ReconstructError(f"{full.name} loads its B fragments from L2 (ul2): there is no "
+                               "U staging to keep")
     loops = find_loops(body)
-    staging = {tuple(enclosing_loops(loops, pos))[:1] for pos in uses}
-    if len(staging) != 1 or not next(iter(staging)):
-        raise ReconstructError(f"{full.name}: U is not read by one top-level staging loop (a "
-                               "channel loop, or B fragments loaded from L2)")
-    (loop,) = next(iter(staging))
+    staging = {enclosing_loops(loops, pos)[0] if enclosing_loops(loops, pos) else None
+               for pos in uses}
+    if len(staging) != 1 or None in staging:
+        raise ReconstructError(f"{full.name}: U is not read by one staging loop")
+    (loop,) = staging
+    if "mma_sync" in body[loop.start:loop.end]:
+        raise ReconstructError(f"{full.name}: U is staged per channel chunk (tb_k < C), not once")
     barrier = _BARRIER_AFTER.match(body, loop.end)
     if barrier is None:
         raise ReconstructError(f"{full.name}: no barrier follows U's staging loop")
@@ -49,11 +75,15 @@ def persist_blocks(full: Kernel, launch: Launch) -> tuple[Kernel, Launch]:
     if _BLOCK_X.search(hoisted):
         raise ReconstructError(f"{full.name}: U's staging depends on blockIdx.x")
     outside = body[:loop.start] + body[barrier.end():]
-    shared_names = set(_IDENT.findall(hoisted)) & _declared(outside)
+    shared_names = (set(_IDENT.findall(hoisted)) - _declared(hoisted)) & _declared(outside)
     if shared_names:
         raise ReconstructError(f"{full.name}: U's staging uses {sorted(shared_names)}, declared "
                                "outside it")
     decl = _one(list(_SHARED_DECL.finditer(outside)), f"shared buffer in {full.name}")
+    u_start = _u_start(hoisted, decl["name"])
+    if u_start < m_bytes:
+        raise ReconstructError(f"{full.name}: U is staged from byte {u_start}, inside the M slice "
+                               f"(bytes 0-{m_bytes}); TVM placed it before V")
     indent = indent_of(body, loop.start)
     per_tile = reindent(_BLOCK_X.sub(TILE_BLOCK, outside[decl.end():]), indent, indent + "  ")
     tiles = launch.grid[0]

@@ -130,7 +130,8 @@ def reconstruct(source: str, launches: Sequence[Mapping], fusion: str,
         forward[0] = (unroll_otrans(forward[0][0], otrans_unroll_factor(forward[0][0])),
                       first_launch)
     if persist:  # last: the passes above find ITrans and OTrans by their place in the body
-        forward[0] = persist_blocks(*forward[0])
+        # The M slice is OTrans's own staging layout (fuse_full), so at most OTrans's smem.
+        forward[0] = persist_blocks(*forward[0], m_bytes=otrans[1].shared_bytes)
     weight = [(k, by_name[k.name]) for k in stages.ktrans]
     kernels = tuple(k for k, _ in (*weight, *forward))
     return Reconstructed(

@@ -40,8 +40,9 @@ SCALED_STORES = {  # int8 inputs' scaled outputs, as OTrans writes them: (y's ty
 }
 
 
-def kernels_source(dtype: str, scaled_out: str = "") -> str:
-    """A weight copy into a workspace and a direct convolution, standing in for TVM's kernels;
+def kernels_source(dtype: str, scaled_out: str = "", blocks: int = 16) -> str:
+    """A weight copy into a workspace and a direct convolution over `blocks` blocks of 256
+    threads (a persistent launch's any grid computes them all), standing in for TVM's kernels;
     scaled_out: int8 inputs' fp16 or int8 y, divided by y_scale."""
     in_t, acc_t, out_t, conv = KERNEL_TYPES[dtype]
     scale_param, store = "", f"({out_t})acc"
@@ -55,7 +56,8 @@ extern "C" __global__ void copy_weights({in_t}* __restrict__ w, {in_t}* __restri
 }}
 extern "C" __global__ void direct_conv({in_t}* __restrict__ x, {in_t}* __restrict__ wt,
                                        {scale_param}{out_t}* __restrict__ y) {{
-  int idx = blockIdx.x * blockDim.x + threadIdx.x;
+  for (int block = blockIdx.x; block < {blocks}; block += gridDim.x) {{
+  int idx = block * blockDim.x + threadIdx.x;
   if (idx >= {N * H * W * K}) return;
   int k = idx % {K}, t = idx / {K}, j = t % {W};
   t /= {W};
@@ -70,13 +72,15 @@ extern "C" __global__ void direct_conv({in_t}* __restrict__ x, {in_t}* __restric
                {conv}(wt[((r * 3 + s) * {C} + c) * {K} + k]);
     }}
   y[idx] = {store};
+  }}
 }}
 """
 
 
 def make_spec(dtype: str = "fp16", shared_bytes: int = 0, out: str = "", grid: int = 16,
-              **changes) -> HarnessSpec:
-    """The direct convolution as a spec; int8 with out fp16 or int8 divides by y_scale."""
+              persistent: bool = False, **changes) -> HarnessSpec:
+    """The direct convolution as a spec; int8 with out fp16 or int8 divides by y_scale;
+    persistent: the forward launch gets the blocks that stay resident (at most grid)."""
     in_t = KERNEL_TYPES[dtype][0]
     scaled = dtype == "int8" and out in ("fp16", "int8")
     # Requantising rounds to the int8 step: about 1.3% of rms(y) (wino_tvm.tolerance).
@@ -85,10 +89,11 @@ def make_spec(dtype: str = "fp16", shared_bytes: int = 0, out: str = "", grid: i
     spec = HarnessSpec(
         n=N, h=H, w=W, c=C, k=K, dtype=dtype, m=4, fusion="none", config_name="direct",
         commit="abc123", tolerance=tolerance,
-        kernels_source=kernels_source(dtype, out if scaled else ""),
+        kernels_source=kernels_source(dtype, out if scaled else "", grid),
         workspaces=(Workspace("wt", in_t, 9 * C * K),),
         weight_launches=(Launch("copy_weights", (18, 1, 1), (256, 1, 1), 0, ("w", "wt")),),
-        forward_launches=(Launch("direct_conv", (grid, 1, 1), (256, 1, 1), shared_bytes, args),),
+        forward_launches=(Launch("direct_conv", (grid, 1, 1), (256, 1, 1), shared_bytes, args,
+                                 persistent),),
         out=out,
     )
     return dataclasses.replace(spec, **changes)
@@ -155,6 +160,19 @@ def test_launch_text() -> None:
     ) in text
     body = text.split("static void weight_transform(")[1].split("\n}\n")[0]
     assert "copy_weights<<<dim3(18, 1, 1), dim3(256, 1, 1), 0, stream>>>(w, wt);" in body
+
+
+def test_persistent_launch_text() -> None:
+    text = render_harness(make_spec(persistent=True))
+    body = text.split("static void forward(")[1].split("\n}\n")[0]
+    # Queried once per process, after wb_configure_kernels raised the shared memory limit.
+    assert "static std::atomic<int> wb_grid_direct_conv{0};" in body
+    assert ("WB_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&wb_per_sm, direct_conv, "
+            "256, 0));") in body
+    assert "wb_resident < 16 ? wb_resident : 16" in body
+    assert ("direct_conv<<<dim3(wb_grid_direct_conv.load(std::memory_order_relaxed), 1, 1), "
+            "dim3(256, 1, 1), 0, stream>>>(x, wt, y);") in body
+    assert "wb_grid" not in render_harness(make_spec())
 
 
 def test_workspace_text() -> None:
@@ -304,10 +322,12 @@ def _have_nvcc() -> bool:
 
 
 needs_nvcc = pytest.mark.skipif(not _have_nvcc(), reason="nvcc not found")
-# Each arch and each dtype once, int8 also with an int8 y; the harness's own code must be
-# warning-free. name -> (dtype, out, arch)
-BUILDS = {"fp16": ("fp16", "", "sm_80"), "int8": ("int8", "", "sm_90"),
-          "int8_out": ("int8", "int8", "sm_90"), "int8_fp16_out": ("int8", "fp16", "sm_90")}
+# Each arch and each dtype once, int8 also with an int8 y, fp16 also launched persistent; the
+# harness's own code must be warning-free. name -> (dtype, out, arch, persistent)
+BUILDS = {"fp16": ("fp16", "", "sm_80", False), "int8": ("int8", "", "sm_90", False),
+          "int8_out": ("int8", "int8", "sm_90", False),
+          "int8_fp16_out": ("int8", "fp16", "sm_90", False),
+          "fp16_persistent": ("fp16", "", "sm_90", True)}
 STRICT = ("-Werror", "all-warnings", "-Xcompiler", "-Wall,-Wextra")
 
 
@@ -316,9 +336,10 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """dtype -> executable, built in parallel (large shared memory exercises the attribute)."""
     root = tmp_path_factory.mktemp("builds")
     dirs = {}
-    for name, (dtype, out, _) in BUILDS.items():
+    for name, (dtype, out, _, persistent) in BUILDS.items():
         dirs[name] = root / name
-        write_artifact(make_spec(dtype, shared_bytes=64 * 1024, out=out), dirs[name])
+        write_artifact(make_spec(dtype, shared_bytes=64 * 1024, out=out, persistent=persistent),
+                       dirs[name])
     with ThreadPoolExecutor(len(BUILDS)) as pool:
         futures = {n: pool.submit(compile_program, dirs[n], BUILDS[n][2], STRICT) for n in BUILDS}
         return {n: f.result() for n, f in futures.items()}
@@ -378,8 +399,9 @@ RECORD_KEYS = {
 @pytest.mark.parametrize("name", sorted(BUILDS))
 def test_program_on_gpu(tmp_path: Path, name: str) -> None:
     arch = _gpu_arch()
-    dtype, out, _ = BUILDS[name]
-    write_artifact(make_spec(dtype, shared_bytes=64 * 1024, out=out), tmp_path / "good")
+    dtype, out, _, persistent = BUILDS[name]
+    write_artifact(make_spec(dtype, shared_bytes=64 * 1024, out=out, persistent=persistent),
+                   tmp_path / "good")
     args = ["--checks", "2", "--warmup", "3", "--iters", "10"]
     record = run_program(compile_program(tmp_path / "good", arch), args, timeout_s=120)
     assert set(record) == RECORD_KEYS

@@ -220,6 +220,19 @@ def test_compile_library_and_load(tmp_path: Path, dtype: str) -> None:
 
 
 @pytest.mark.nvcc
+def test_compile_library_with_a_persistent_launch(tmp_path: Path) -> None:
+    spec = direct_conv_spec()
+    launch = dataclasses.replace(spec.forward_launches[0], persistent=True)
+    spec = dataclasses.replace(spec, forward_launches=(launch,))
+    write_artifact(spec, tmp_path, {KERNELS_FILE: spec.kernels_source})
+    so = compile_library(tmp_path, "sm_90")
+    source = (tmp_path / LIBRARY_SOURCE_FILE).read_text()
+    # The grid query returns its CUDA errors to the caller, as every other call there.
+    assert "WB_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(" in source
+    assert so.stat().st_size > 0
+
+
+@pytest.mark.nvcc
 def test_compile_library_reports_nvcc_errors(tmp_path: Path) -> None:
     write_direct_artifact(tmp_path)
     (tmp_path / LIBRARY_SOURCE_FILE).write_text("this is not CUDA\n")

@@ -30,6 +30,10 @@ EPILOGUE_CASES = [(d, m, 16, f) for d in ("fp16", "int8") for m in (2, 4) for f 
 # int8 inputs with an fp16 or int8 y (divided by y_scale): m=2 int8 y with the epilogue, m=4 fp16.
 SCALED_OUT = {(2, "int8"): EPILOGUE, (4, "fp16"): ()}
 SCALED_CASES = [(m, out, f) for m, out in SCALED_OUT for f in FUSIONS]
+# Persistent full kernels need one channel chunk (tb_k = C): C=64 here, three K blocks.
+PERSIST_SHAPE = (2, 11, 13, 64, 48)
+PERSIST_CASES = [(d, m, ep) for d in ("fp16", "int8") for m in (2, 4) for ep in ((), EPILOGUE)
+                 if not ep or (d, m) == ("fp16", 2)]
 NVCC = ["nvcc", "-std=c++17", "-O3", "-c", "-gencode", "arch=compute_80,code=sm_80",
         "-gencode", "arch=compute_90,code=sm_90", "-diag-suppress=177,1046"]
 
@@ -52,6 +56,13 @@ def rebuilt():
             key = (dtype, m, tb_m, fusion, *([] if u_smem else ["ul2"]),
                    *(["ep"] if epilogue else []), *([f"out_{y_dtype}"] if y_dtype else []))
             out[key] = (wl, cfg, reconstruct(proto.source, launches, fusion))
+    for dtype, m, epilogue in PERSIST_CASES:
+        wl = Conv2dWorkload(*PERSIST_SHAPE, dtype=dtype, m=m, epilogue=epilogue)
+        cfg = KernelConfig(16, 16, 64, fusion="full", persist=True)
+        proto = generate(scheduled_module(wl, cfg))
+        launches = [asdict(k) for k in proto.launches]
+        out[(dtype, m, 16, "full", "pb", *(["ep"] if epilogue else []))] = (
+            wl, cfg, reconstruct(proto.source, launches, "full", persist=True))
     return out
 
 
@@ -85,6 +96,17 @@ def test_forward_kernels_with_epilogue(rebuilt, dtype, m, tb_m, fusion):
     _check_forward(wl, cfg, r, dtype, fusion)
 
 
+@pytest.mark.parametrize(("dtype", "m", "epilogue"), PERSIST_CASES)
+def test_persistent_full_kernels(rebuilt, dtype, m, epilogue):
+    wl, cfg, r = rebuilt[(dtype, m, 16, "full", "pb", *(["ep"] if epilogue else []))]
+    (launch,) = r.forward_launches
+    assert launch["persistent"] and launch["grid"][1] == 48 // 16
+    body = _body(r.source, launch["name"])
+    assert re.sub(r"//.*", "", body).count("blockIdx.x") == 1  # only the first tile block
+    assert "tile_block += (int)gridDim.x;" in body
+    _check_forward(wl, cfg, r, dtype, "full")
+
+
 @pytest.mark.parametrize(("m", "y_dtype", "fusion"), SCALED_CASES)
 def test_forward_kernels_scaled_output(rebuilt, m, y_dtype, fusion):
     epilogue = SCALED_OUT[m, y_dtype]
@@ -114,9 +136,10 @@ def _check_forward(wl, cfg, r, dtype, fusion):
         assert params == ({"x", "U", "y"} | ({"U_scale"} if dtype == "int8" else set())
                           | set(wl.forward_inputs))
         assert "M_ptr" not in fused and "mma_sync" in fused and "y_ptr[" in fused
-        # Block barriers only around the accumulator hand-off, never inside the channel loop.
+        # Block barriers only around the accumulator hand-off (and, persistent, before the
+        # next tile block's V overwrites M), never inside the channel loop.
         sites = [s.call for s in barrier_sites(r.source) if s.kernel == gemm]
-        assert sites.count("__syncthreads") == 2
+        assert sites.count("__syncthreads") == 2 + cfg.persist
         assert r.forward_launches[0]["shared_bytes"] == cfg.smem_bytes(wl)
     if fusion != "none":
         # The channel loop (or the body, with one chunk) up to the accumulator store: the

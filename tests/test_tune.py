@@ -120,8 +120,8 @@ def test_accumulator_registers_cap() -> None:
 def test_config_space_keeps_only_what_every_rule_accepts() -> None:
     small = Axes(tb_m=(16, 32, 64), tb_n=(16, 32, 64), tb_k=(16, 32))
     space, refused = config_space(PAPER, H100, small)
-    # m, tb_m, tb_n, tb_k, frag, fusion, vec, pad, u_smem
-    total = 2 * 3 * 3 * 2 * 3 * len(FUSIONS) * 1 * 2 * 2
+    # m, tb_m, tb_n, tb_k, frag, fusion, vec, pad, u_smem, persist
+    total = 2 * 3 * 3 * 2 * 3 * len(FUSIONS) * 1 * 2 * 2 * 2
     assert len(space) + sum(refused.values()) == total
     assert set(refused) <= {rule.__name__ for rule in RULES}
     for cand in space:
@@ -130,6 +130,8 @@ def test_config_space_keeps_only_what_every_rule_accepts() -> None:
     assert {c.wl.m for c in space} == {2, 4}
     assert len({c.name for c in space}) == len(space)
     assert {c.cfg.u_smem for c in space} == {True, False}
+    assert {c.cfg.persist for c in space} == {True, False}
+    assert all(c.cfg.can_persist(c.wl) for c in space if c.cfg.persist)
 
 
 def test_int8_space_has_m_2_and_4_only() -> None:

@@ -122,7 +122,10 @@ class KernelConfig:
     def can_persist(self, wl: Conv2dWorkload) -> bool:
         """Whether the persistent full kernel applies: one channel chunk and U staged in shared
         memory (staged once per block), the M slice within the V staging (U stays intact)."""
+        # TVM lays the smaller staging buffer out first: U before V when tb_n < tb_m, and the M
+        # slice (from byte 0) would then overwrite U (reconstructor.persist checks the layout).
         return (self.fusion == "full" and self.u_smem and self.tb_k == wl.c
+                and self.tb_n >= self.tb_m
                 and self._m_bytes(wl, self._narrow_m_row(wl)) <= self._v_bytes(wl))
 
     def smem_bytes(self, wl: Conv2dWorkload) -> int:
@@ -190,9 +193,9 @@ class KernelConfig:
             out.append(f"pad={self.pad} bytes must be a multiple of 16 (WMMA pointer alignment)")
         if self.persist and not self.can_persist(wl):
             out.append(
-                f"persist (pb) needs fusion full, U in shared memory (not ul2), tb_k = C={wl.c} "
-                f"and an M slice ({self._m_bytes(wl, self._narrow_m_row(wl))} B) within the V "
-                f"staging ({self._v_bytes(wl)} B): drop it or lower tb_n"
+                f"persist (pb) needs fusion full, U in shared memory (not ul2), tb_k = C={wl.c}, "
+                f"tb_n >= tb_m and an M slice ({self._m_bytes(wl, self._narrow_m_row(wl))} B) "
+                f"within the V staging ({self._v_bytes(wl)} B): drop it or change the tiles"
             )
         if device is not None and self.smem_bytes(wl) > device.smem_per_block:
             out.append(

@@ -130,7 +130,7 @@ PERSIST_WORKLOADS = ((1, 224, 224, 64, 64), (1, 448, 448, 64, 64), (1, 960, 960,
 # (dtype, accum, tiles) with tb_k = C = 64, each built with and without persist.
 PERSIST_TILES = (("fp16", "fp16", (32, 64)), ("fp16", "fp16", (16, 64)),
                  ("fp16", "fp16", (32, 32)), ("fp16", "fp32", (32, 32)),
-                 ("fp16", "fp32", (16, 32)), ("int8", "int32", (32, 16)))
+                 ("fp16", "fp32", (16, 32)), ("int8", "int32", (16, 16)))
 
 
 def persist() -> Iterator[tuple[Conv2dWorkload, KernelConfig]]:
@@ -142,8 +142,8 @@ def persist() -> Iterator[tuple[Conv2dWorkload, KernelConfig]]:
                  for dtype, accum, (tb_m, tb_n) in PERSIST_TILES]
         cases.append((dataclasses.replace(cases[0][0], epilogue=FULL_EPILOGUES[1]), (32, 64)))
         if shape == PERSIST_WORKLOADS[0]:
-            cases += [(Conv2dWorkload(*shape, dtype="fp16", m=4), (16, 16)),
-                      (Conv2dWorkload(*shape, dtype="int8", m=4), (16, 16))]
+            cases += [(Conv2dWorkload(*shape, dtype=dtype, m=4), (16, 16))
+                      for dtype in ("fp16", "int8")]
         for wl, (tb_m, tb_n) in cases:
             for on in (False, True):
                 yield wl, KernelConfig(tb_m, tb_n, wl.c, fusion="full", persist=on)

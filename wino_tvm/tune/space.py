@@ -62,13 +62,16 @@ class Axes:
     # Stage U in shared memory, or load the B fragments from global memory (L2): more blocks
     # per SM against L2 latency; which wins depends on dtype and shape (docs/perf-notes.md).
     u_smem: tuple[bool, ...] = (True, False)
+    # The full kernel with one channel chunk: U staged once per block, blocks loop over tiles
+    # (KernelConfig.can_persist; elsewhere refused as illegal).
+    persist: tuple[bool, ...] = (False, True)
 
     def configs(self) -> Iterator[KernelConfig]:
-        for tbm, tbn, tbk, frag, fusion, vec, pad, u_smem in itertools.product(
+        for tbm, tbn, tbk, frag, fusion, vec, pad, u_smem, persist in itertools.product(
             self.tb_m, self.tb_n, self.tb_k, self.fragments, self.fusions, self.vec, self.pad,
-            self.u_smem,
+            self.u_smem, self.persist,
         ):
-            yield KernelConfig(tbm, tbn, tbk, *frag, fusion, vec, pad, u_smem)
+            yield KernelConfig(tbm, tbn, tbk, *frag, fusion, vec, pad, u_smem, persist)
 
 
 DEFAULT_AXES = Axes()
@@ -76,7 +79,7 @@ Rule = Callable[[Conv2dWorkload, KernelConfig, DeviceLimits], str | None]
 
 
 def wmma_divisibility(wl: Conv2dWorkload, cfg: KernelConfig, device: DeviceLimits) -> str | None:
-    """WMMA shape, C/K/tile divisibility, vec and pad legality (KernelConfig.problems)."""
+    """WMMA shape, C/K/tile divisibility, vec, pad and persist legality (KernelConfig.problems)."""
     problems = cfg.problems(wl)
     return "; ".join(problems) if problems else None
 
