@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import regex
 
+from .async_copy import async_u_staging, stages_u
 from .errors import ReconstructError
 from .full import fuse_full
 from .identify import identify_stages
@@ -129,6 +130,8 @@ def reconstruct(source: str, launches: Sequence[Mapping], fusion: str,
     if full_m2:
         forward[0] = (unroll_otrans(forward[0][0], otrans_unroll_factor(forward[0][0])),
                       first_launch)
+    if fusion == "full" and not persist and stages_u(forward[0][0]):
+        forward[0] = (async_u_staging(forward[0][0]), first_launch)
     if persist:  # last: the passes above find ITrans and OTrans by their place in the body
         # The M slice is OTrans's own staging layout (fuse_full), so at most OTrans's smem.
         forward[0] = persist_blocks(*forward[0], m_bytes=otrans[1].shared_bytes)
