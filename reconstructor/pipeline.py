@@ -76,11 +76,13 @@ class Reconstructed:
 
 
 def reconstruct(source: str, launches: Sequence[Mapping], fusion: str,
-                specialise: bool | None = None, persist: bool = False) -> Reconstructed:
+                specialise: bool | None = None, persist: bool = False,
+                async_u: bool = True) -> Reconstructed:
     """Split, identify, strip the BGEMM's barriers (unless fusion is none), fuse, and give each
     warp its own ITrans code (reconstructor.specialise): specialise None (default) where that
     pays (alpha <= SPECIALISE_MAX_ALPHA), True always, False never. persist: the full kernel
-    stages U once and loops over its tile blocks (reconstructor.persist)."""
+    stages U once and loops over its tile blocks (reconstructor.persist); otherwise, with
+    async_u, it stages U with cp.async ahead of ITrans (reconstructor.async_copy)."""
     if fusion not in FUSIONS:
         raise ReconstructError(f"reconstruct: unknown fusion {fusion!r}; choose from {FUSIONS}")
     if persist and fusion != "full":
@@ -130,7 +132,7 @@ def reconstruct(source: str, launches: Sequence[Mapping], fusion: str,
     if full_m2:
         forward[0] = (unroll_otrans(forward[0][0], otrans_unroll_factor(forward[0][0])),
                       first_launch)
-    if fusion == "full" and not persist and stages_u(forward[0][0]):
+    if async_u and fusion == "full" and not persist and stages_u(forward[0][0]):
         forward[0] = (async_u_staging(forward[0][0]), first_launch)
     if persist:  # last: the passes above find ITrans and OTrans by their place in the body
         # The M slice is OTrans's own staging layout (fuse_full), so at most OTrans's smem.

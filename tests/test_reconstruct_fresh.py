@@ -136,6 +136,8 @@ def _check_forward(wl, cfg, r, dtype, fusion):
         assert params == ({"x", "U", "y"} | ({"U_scale"} if dtype == "int8" else set())
                           | set(wl.forward_inputs))
         assert "M_ptr" not in fused and "mma_sync" in fused and "y_ptr[" in fused
+        # U staged per block goes through cp.async (reconstructor.async_copy).
+        assert ("cp.async.cg.shared.global" in fused) == (cfg.u_smem and not cfg.persist)
         # Block barriers only around the accumulator hand-off (and, persistent, before the
         # next tile block's V overwrites M), never inside the channel loop.
         sites = [s.call for s in barrier_sites(r.source) if s.kernel == gemm]

@@ -84,7 +84,8 @@ def build_artifact(
     prototype: Prototype = generate(scheduled_module(wl, cfg), arch)
     log(f"[2/3] reconstructor: fusion={cfg.fusion}")
     launches = [asdict(k) for k in prototype.launches]
-    rebuilt = reconstruct(prototype.source, launches, cfg.fusion, persist=cfg.persist)
+    rebuilt = reconstruct(prototype.source, launches, cfg.fusion, persist=cfg.persist,
+                          async_u=cfg.async_u)
     kernels = drop_barriers(rebuilt.source, list(dropped_barriers))
     log(f"[3/3] harness: write {out_dir}")
     spec = HarnessSpec(

@@ -26,6 +26,7 @@ WARP_SIZE = 32
 # 80 KB, 3 -> 2 blocks, 0.61x on the H100, bench/results/h100/pad_unroll_ab/), so there the V/U
 # pad stays.
 M_ROW_PAD = 8
+ASYNC_U_MIN_TB_M = 32
 
 
 @dataclass(frozen=True)
@@ -118,6 +119,14 @@ class KernelConfig:
 
     def as_dict(self) -> dict:
         return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @property
+    def async_u(self) -> bool:
+        """Whether the full kernel stages U with cp.async ahead of ITrans (reconstructor.
+        async_copy). On the H100 (bench/results/h100/async_u_ab/, 76 pairs) that was 0.95-1.37x
+        with tb_m = 32 (32/32/32 fp32 accumulators 1.03-1.37x) but 0.73-0.90x with 16-tile
+        blocks and tb_k = 64 (not profiled), so only from 32 tiles per block."""
+        return self.tb_m >= ASYNC_U_MIN_TB_M
 
     def can_persist(self, wl: Conv2dWorkload) -> bool:
         """Whether the persistent full kernel applies: one channel chunk and U staged in shared
