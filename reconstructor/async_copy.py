@@ -14,7 +14,15 @@ import regex
 
 from .cblocks import enclosing_loops, find_loops, indent_of, line_span
 from .errors import ReconstructError
-from .passes import _IDENT, _VEC_COPY, _VECTOR_BYTES, SHMEM_MARK, _declared, _named
+from .passes import (
+    _IDENT,
+    _VEC_COPY,
+    _VECTOR_BYTES,
+    SHMEM_MARK,
+    U_FROM_L2,
+    _declared,
+    _named,
+)
 from .source import Kernel
 
 WAIT = 'asm volatile("cp.async.wait_group 0;\\n" ::);'
@@ -33,7 +41,7 @@ def _async_copy(match: regex.Match) -> str:
 
 def stages_u(fused: Kernel) -> bool:
     """Whether fused copies U into shared memory (not B fragments straight from L2)."""
-    return (regex.search(r"load_matrix_sync\([^;]*\bU_ptr\b", fused.body) is None
+    return (U_FROM_L2.search(fused.body) is None
             and regex.search(r"= \*\(\w+\*\)\(U_ptr\b", fused.body) is not None)
 
 
@@ -42,15 +50,15 @@ def async_u_staging(fused: Kernel) -> Kernel:
     """fused with each chunk's U staging loop (and the int locals TVM declared for it just
     before) moved in front of ITrans as cp.async copies, waited for where the loop was."""
     body = fused.body
-    if regex.search(r"load_matrix_sync\([^;]*\bU_ptr\b", body):
+    if U_FROM_L2.search(body):
         raise ReconstructError(f"{fused.name} loads its B fragments from L2 (ul2): no U staging")
     loops = find_loops(body)
     copies = [m for m in _VEC_COPY.finditer(body) if regex.match(r"\(U_ptr\b", m["src"])]
     if not copies:
         raise ReconstructError(f"{fused.name} has no vector copy of U into shared memory")
-    staging = {next(lp for lp in enclosing_loops(loops, m.start())
-                    if "mma_sync" not in body[lp.start:lp.end]) for m in copies}
-    if len(staging) != 1:
+    staging = {next((lp for lp in enclosing_loops(loops, m.start())
+                     if "mma_sync" not in body[lp.start:lp.end]), None) for m in copies}
+    if None in staging or len(staging) != 1:
         raise ReconstructError(f"{fused.name}: U is copied by {len(staging)} loops, expected one")
     (loop,) = staging
     start = loop.start

@@ -48,6 +48,8 @@ _DECLARED = regex.compile(
 _IDENT = regex.compile(r"(?<![\w.])[A-Za-z_]\w*")
 _WMMA_CALL = regex.compile(r"^[ ]*nvcuda::wmma::\w+\((?P<args>.*)\);$")
 _BLOCK_Y = regex.compile(r"\bblockIdx\.y\b")
+# B fragments loaded straight from global memory (--u-l2): no U slice in shared memory.
+U_FROM_L2 = regex.compile(r"load_matrix_sync\([^;]*\bU_ptr\b")
 # A copy statement, vector (`*(uint4*)(dst + i) = *(uint4*)(src + j);`) or scalar
 # (`dst[i] = src[j];`); dst/src are a buffer or TVM's cast of the byte buffer, ((half*)buf).
 _BASE = r"(?:\w+|\(\([\w ]+\*\)\w+\))"

@@ -21,6 +21,7 @@ from .passes import (
     _IDENT,
     _SCALAR_BYTES,
     _SHARED_DECL,
+    U_FROM_L2,
     _bytes,
     _copies,
     _declared,
@@ -57,7 +58,7 @@ def persist_blocks(full: Kernel, launch: Launch, m_bytes: int) -> tuple[Kernel, 
     uses = [m.start() for m in _U.finditer(body)]
     if not uses:
         raise ReconstructError(f"{full.name} does not read U")
-    if regex.search(r"load_matrix_sync\([^;]*\bU_ptr\b", body):
+    if U_FROM_L2.search(body):
         raise ReconstructError(f"{full.name} loads its B fragments from L2 (ul2): there is no "
                                "U staging to keep")
     loops = find_loops(body)
