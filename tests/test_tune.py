@@ -268,6 +268,24 @@ def test_best_config_picks_the_fastest_correct_record(tmp_path: Path) -> None:
         best_config(tmp_path / "missing.jsonl", PAPER, "h100")
 
 
+def test_a_remeasurement_supersedes_the_earlier_record(tmp_path: Path) -> None:
+    old_fast = _record(PAPER, KernelConfig(tb_m=32), 10.0)
+    records = [
+        old_fast,
+        _record(PAPER, KernelConfig(tb_m=16), 30.0),
+        _record(PAPER, KernelConfig(tb_m=32), 40.0),  # the same config, measured again: slower
+    ]
+    log = tmp_path / "h100.jsonl"
+    log.write_text("".join(r.to_json() + "\n" for r in records))
+    assert best_config(log, PAPER, "h100")[0] == KernelConfig(tb_m=16)
+    # A later failure takes the config out; on another device the old record still counts.
+    records += [_record(PAPER, KernelConfig(tb_m=16), 5.0, status="wrong", rel_l2_err=0.5),
+                dataclasses.replace(old_fast, device="NVIDIA A100-SXM4-40GB")]
+    log.write_text("".join(r.to_json() + "\n" for r in records))
+    assert best_config(log, PAPER, "h100")[0] == KernelConfig(tb_m=32)
+    assert best_config(log, PAPER, "a100")[1]["median_us"] == 10.0
+
+
 # ---- measure: outcomes, resume, failures, GPUs ----------------------------------------------
 
 

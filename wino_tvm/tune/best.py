@@ -33,6 +33,15 @@ def matching(
     ]
 
 
+def latest(records: list[Record]) -> list[Record]:
+    """The last record of each (workload, config, device), in log order: a re-measurement (of
+    newer code, in a later session) supersedes the earlier one, whatever either found."""
+    last: dict[tuple[str, str, str], Record] = {}
+    for r in records:
+        last[(*r.key, r.device)] = r
+    return list(last.values())
+
+
 def best_config(
     log: Path,
     wl: Conv2dWorkload,
@@ -40,14 +49,15 @@ def best_config(
     m: int | None = None,
     fusion: str | None = None,
 ) -> tuple[KernelConfig, dict] | None:
-    """(config, record as a dict) of the fastest correct record, or None when the log has no
-    record for this workload and device. The record's "m" is the tile size to build with.
+    """(config, record as a dict) of the fastest correct latest record (latest()), or None when
+    the log has no record for this workload and device. The record's "m" is the tile size to
+    build with.
 
     device_name is the driver's name ('NVIDIA H100 80GB HBM3') or any part of it ('h100').
     """
     if not log.is_file():
         raise WinoError(f"tuning log {log} not found")
-    candidates = matching(read_records(log), wl, device_name, m, fusion)
+    candidates = matching(latest(read_records(log)), wl, device_name, m, fusion)
     if not candidates:
         return None
     best = min(candidates, key=lambda r: r.median_us)
