@@ -2,11 +2,12 @@
 
 With one channel chunk (TB_K = C) a full-kernel block stages its whole U slice (alpha^2 x TB_N x
 C) in shared memory, reads it in its BGEMM and nothing else writes there (the M slice reuses
-only the V staging; KernelConfig.persists checks that). Each tile block TVM launches restages
-the same slice from L2: at 960^2 with 32 tiles x 64 channels per block, 128 KB of U per 16 KB of
-output. Here the kernel stages U once and loops over the tile blocks blockIdx.x, blockIdx.x +
-gridDim.x, ..., so the host launches only as many blocks as stay resident (Launch.persistent).
-blockIdx.y (the output-channel block, which selects U's slice) stays fixed per block.
+only the V staging: KernelConfig.can_persist asks for that, and persist_blocks checks that U
+lies beyond the M slice). Each tile block TVM launches restages the same slice from L2: at
+960^2 with 32 tiles x 64 channels per block, 128 KB of U per 16 KB of output. Here the kernel
+stages U once and loops over the tile blocks blockIdx.x, blockIdx.x + gridDim.x, ..., so the
+host launches only as many blocks as stay resident (Launch.persistent). blockIdx.y (the
+output-channel block, which selects U's slice) stays fixed per block.
 """
 
 from __future__ import annotations
