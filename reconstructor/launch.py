@@ -39,7 +39,7 @@ class Launch:
     def to_dict(self) -> dict:
         return {"name": self.name, "params": list(self.params), "grid": list(self.grid),
                 "block": list(self.block), "shared_bytes": self.shared_bytes,
-                "persistent": self.persistent}
+                **({"persistent": True} if self.persistent else {})}
 
 
 def buffer_name(param: str) -> str:

@@ -118,7 +118,7 @@ def test_accumulator_registers_cap() -> None:
 
 
 def test_config_space_keeps_only_what_every_rule_accepts() -> None:
-    small = Axes(tb_m=(16, 32, 64), tb_n=(16, 32, 64), tb_k=(16, 32))
+    small = Axes(tb_m=(16, 32, 64), tb_n=(16, 32, 64), tb_k=(16, 64))
     space, refused = config_space(PAPER, H100, small)
     # m, tb_m, tb_n, tb_k, frag, fusion, vec, pad, u_smem, persist
     total = 2 * 3 * 3 * 2 * 3 * len(FUSIONS) * 1 * 2 * 2 * 2
