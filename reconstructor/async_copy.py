@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import regex
 
-from .cblocks import enclosing_loops, find_loops, indent_of, line_span
+from .cblocks import indent_of, line_span
 from .errors import ReconstructError
 from .passes import (
     _IDENT,
@@ -22,6 +22,7 @@ from .passes import (
     U_FROM_L2,
     _declared,
     _named,
+    u_staging_loop,
 )
 from .source import Kernel
 
@@ -50,17 +51,7 @@ def async_u_staging(fused: Kernel) -> Kernel:
     """fused with each chunk's U staging loop (and the int locals TVM declared for it just
     before) moved in front of ITrans as cp.async copies, waited for where the loop was."""
     body = fused.body
-    if U_FROM_L2.search(body):
-        raise ReconstructError(f"{fused.name} loads its B fragments from L2 (ul2): no U staging")
-    loops = find_loops(body)
-    copies = [m for m in _VEC_COPY.finditer(body) if regex.match(r"\(U_ptr\b", m["src"])]
-    if not copies:
-        raise ReconstructError(f"{fused.name} has no vector copy of U into shared memory")
-    staging = {next((lp for lp in enclosing_loops(loops, m.start())
-                     if "mma_sync" not in body[lp.start:lp.end]), None) for m in copies}
-    if None in staging or len(staging) != 1:
-        raise ReconstructError(f"{fused.name}: U is copied by {len(staging)} loops, expected one")
-    (loop,) = staging
+    loop = u_staging_loop(fused)
     start = loop.start
     while (decl := _last_line_match(body, start, _INT_DECL)) is not None:
         start = decl

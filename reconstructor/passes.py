@@ -391,6 +391,24 @@ def _adapt(it: _Itrans, bg: _Bgemm, text: str, byte_offset: int) -> str:
                      text)
 
 
+def u_staging_loop(kernel: Kernel) -> Loop:
+    """The loop that copies U into shared memory: the outermost one around U's vector copies
+    that holds no MMA (inside the channel loop where there is one). ReconstructError where the
+    B fragments come from L2, nothing copies U, or several loops do."""
+    body = kernel.body
+    if U_FROM_L2.search(body):
+        raise ReconstructError(f"{kernel.name} loads its B fragments from L2 (ul2): no U staging")
+    copies = [m for m in _VEC_COPY.finditer(body) if regex.match(r"\(U_ptr\b", m["src"])]
+    if not copies:
+        raise ReconstructError(f"{kernel.name} has no vector copy of U into shared memory")
+    loops = find_loops(body)
+    staging = {next((lp for lp in enclosing_loops(loops, m.start())
+                     if "mma_sync" not in body[lp.start:lp.end]), None) for m in copies}
+    if None in staging or len(staging) != 1:
+        raise ReconstructError(f"{kernel.name}: U is copied by {len(staging)} loops, expected one")
+    return staging.pop()
+
+
 def byte_view(buffer: str, ctype: str, byte_offset: int | None = None) -> str:
     """The fused kernel's byte buffer (at byte_offset) seen as an array of ctype."""
     raw = f"((unsigned char*){buffer})"

@@ -22,12 +22,12 @@ from .passes import (
     _IDENT,
     _SCALAR_BYTES,
     _SHARED_DECL,
-    U_FROM_L2,
     _bytes,
     _copies,
     _declared,
     _named,
     _one,
+    u_staging_loop,
 )
 from .source import Kernel
 
@@ -56,19 +56,10 @@ def persist_blocks(full: Kernel, launch: Launch, m_bytes: int) -> tuple[Kernel, 
     body = full.body
     if regex.search(r"\breturn\b", body):
         raise ReconstructError(f"{full.name} returns early; a persistent loop cannot wrap it")
-    uses = [m.start() for m in _U.finditer(body)]
-    if not uses:
-        raise ReconstructError(f"{full.name} does not read U")
-    if U_FROM_L2.search(body):
-        raise ReconstructError(f"{full.name} loads its B fragments from L2 (ul2): there is no "
-                               "U staging to keep")
-    loops = find_loops(body)
-    staging = {enclosing_loops(loops, pos)[0] if enclosing_loops(loops, pos) else None
-               for pos in uses}
-    if len(staging) != 1 or None in staging:
+    loop = u_staging_loop(full)
+    if any(not loop.contains(m.start()) for m in _U.finditer(body)):
         raise ReconstructError(f"{full.name}: U is not read by one staging loop")
-    (loop,) = staging
-    if "mma_sync" in body[loop.start:loop.end]:
+    if enclosing_loops(find_loops(body), loop.start):
         raise ReconstructError(f"{full.name}: U is staged per channel chunk (tb_k < C), not once")
     barrier = _BARRIER_AFTER.match(body, loop.end)
     if barrier is None:

@@ -217,11 +217,11 @@ def _resident_grid(launch: Launch) -> tuple[list[str], str]:
 def _render_launches(launches: tuple[Launch, ...]) -> str:
     lines = []
     for launch in launches:
-        grid = ", ".join(map(str, launch.grid))
+        grid_x = str(launch.grid[0])
         if launch.persistent:
             setup, grid_x = _resident_grid(launch)
             lines += setup
-            grid = ", ".join([grid_x, *map(str, launch.grid[1:])])
+        grid = ", ".join([grid_x, *map(str, launch.grid[1:])])
         block = ", ".join(map(str, launch.block))
         args = ", ".join(launch.args)
         lines.append(
