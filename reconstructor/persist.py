@@ -8,13 +8,18 @@ lies beyond the M slice). Each tile block TVM launches restages the same slice f
 stages U once and loops over the tile blocks blockIdx.x, blockIdx.x + gridDim.x, ..., so the
 host launches only as many blocks as stay resident (Launch.persistent). blockIdx.y (the
 output-channel block, which selects U's slice) stays fixed per block.
+
+With groups G > 1 a block holds G groups of alpha warps (threadIdx.z) that share its U and each
+loop over their own tile blocks with their own V/M staging and a named barrier: U (alpha^2 x
+TB_N x C) is the bulk of the shared memory, so G groups fit where G blocks would not, and the SM
+gets G times the warps to hide latency with.
 """
 
 from __future__ import annotations
 
 import regex
 
-from .cblocks import enclosing_loops, find_loops, indent_of, reindent
+from .cblocks import Loop, enclosing_loops, find_loops, indent_of, reindent
 from .cexpr import constant_term
 from .errors import ReconstructError
 from .launch import Launch
@@ -36,6 +41,12 @@ PERSIST_MARK = "Persistent blocks:"
 _U = regex.compile(r"\bU_ptr\b")
 _BLOCK_X = regex.compile(r"(?<![\w.])blockIdx\.x\b")
 _BARRIER_AFTER = regex.compile(r"[ ]*__sync(?:warp|threads)\(\);\n")
+GROUP_SHMEM = "group_shmem"
+_SHMEM_ALIGN = 128  # bytes; WMMA pointers need 32, and a group's slice starts a fresh line
+# U's reads in the MMA: the only shared accesses of the per-tile code that stay on the base.
+_U_READ = regex.compile(r"^.*\bload_matrix_sync\(U_shared\w*\[.*$", regex.M)
+_U_INDEX = regex.compile(r"\(\((?P<cast>[\w ]+)\*\)(?P<name>\w+)\)\[(?P<index>.+)\]\)\), \d+\);$")
+_SYNCTHREADS = regex.compile(r"\b__syncthreads\(\);")
 
 
 def _u_start(staging: str, buffer: str) -> int:
@@ -49,10 +60,12 @@ def _u_start(staging: str, buffer: str) -> int:
 
 
 @_named
-def persist_blocks(full: Kernel, launch: Launch, m_bytes: int) -> tuple[Kernel, Launch]:
-    """full with its U staging loop hoisted above a loop over the tile blocks (gridDim.x apart);
-    the launch marked persistent. ReconstructError where U is not staged once per block or
-    where the M slice (its first m_bytes bytes of shared memory) would overwrite it."""
+def persist_blocks(full: Kernel, launch: Launch, m_bytes: int,
+                   groups: int = 1) -> tuple[Kernel, Launch]:
+    """full with its U staging loop hoisted above a loop over the tile blocks (gridDim.x apart),
+    run by groups warp groups sharing U; the launch marked persistent. ReconstructError where U
+    is not staged once per block or where the M slice (its first m_bytes bytes of shared
+    memory) would overwrite it."""
     body = full.body
     if regex.search(r"\breturn\b", body):
         raise ReconstructError(f"{full.name} returns early; a persistent loop cannot wrap it")
@@ -80,6 +93,18 @@ def persist_blocks(full: Kernel, launch: Launch, m_bytes: int) -> tuple[Kernel, 
     indent = indent_of(body, loop.start)
     per_tile = reindent(_BLOCK_X.sub(TILE_BLOCK, outside[decl.end():]), indent, indent + "  ")
     tiles = launch.grid[0]
+    first, step, barrier_text = "(int)blockIdx.x", "(int)gridDim.x", "__syncthreads();"
+    shared_bytes, launch_bounds, block = launch.shared_bytes, full.launch_bounds, launch.block
+    if groups > 1:
+        group = _Grouping(full, launch, groups, decl["name"], u_start)
+        hoisted = (group.staging(body[loop.start:loop.end], loop)
+                   + f"{indent}__syncthreads();  // each group reads what all of them staged\n"
+                   + f"{indent}{group.declaration}\n")
+        per_tile = group.per_tile(per_tile)
+        first, step = f"(int)blockIdx.x * {groups} + (int)threadIdx.z", f"(int)gridDim.x * {groups}"
+        barrier_text = group.barrier
+        shared_bytes, block = group.shared_bytes, (*launch.block[:2], groups)
+        launch_bounds = group.threads * groups
     body = (
         outside[:decl.end()]
         + hoisted
@@ -87,14 +112,62 @@ def persist_blocks(full: Kernel, launch: Launch, m_bytes: int) -> tuple[Kernel, 
         + f"{indent}// blocks blockIdx.x, blockIdx.x + gridDim.x, ... (the host launches as many\n"
         + f"{indent}// as stay resident). The barrier at the end keeps the next tile block's V\n"
         + f"{indent}// off the M slice until every warp has read it.\n"
-        + f"{indent}int {TILE_BLOCK} = (int)blockIdx.x;\n"
+        + f"{indent}int {TILE_BLOCK} = {first};\n"
         + f"{indent}while ({TILE_BLOCK} < {tiles}) {{\n"
         + per_tile.rstrip(" ")
-        + f"{indent}  __syncthreads();\n"
-        + f"{indent}  {TILE_BLOCK} += (int)gridDim.x;\n"
+        + f"{indent}  {barrier_text}\n"
+        + f"{indent}  {TILE_BLOCK} += {step};\n"
         + f"{indent}}}\n"
     )
-    kernel = Kernel(full.name, full.launch_bounds, full.params, body)
-    return kernel, Launch(launch.name, launch.params, launch.grid, launch.block,
-                          launch.shared_bytes, persistent=True)
+    kernel = Kernel(full.name, launch_bounds, full.params, body)
+    return kernel, Launch(launch.name, launch.params, launch.grid, block, shared_bytes,
+                          persistent=True)
+
+
+class _Grouping:
+    """How groups warp groups share one block: group z > 0 stages V and M in its own copy of
+    the bytes below U, placed after U; U is staged by all groups together; the per-tile code's
+    block barriers become named barriers of the group (barrier 0 stays the block's)."""
+
+    def __init__(self, full: Kernel, launch: Launch, groups: int, buffer: str, u_start: int):
+        threads = launch.block[0] * launch.block[1]
+        if launch.block[2] != 1 or regex.search(r"\bthreadIdx\.z\b", full.body):
+            raise ReconstructError(f"{full.name} already uses threadIdx.z; it cannot be grouped")
+        if threads * groups > 1024 or groups > 15:  # 16 named barriers, 1024 threads per block
+            raise ReconstructError(f"{full.name}: {groups} groups of {threads} threads do not fit "
+                                   "in one block (1024 threads, 15 named barriers)")
+        if u_start % _SHMEM_ALIGN or launch.shared_bytes % _SHMEM_ALIGN:
+            raise ReconstructError(f"{full.name}: U's slice ({u_start}-{launch.shared_bytes}) "
+                                   f"is not {_SHMEM_ALIGN}-byte aligned; groups would misalign V")
+        self.name, self.groups, self.threads, self.buffer = full.name, groups, threads, buffer
+        self.shared_bytes = launch.shared_bytes + (groups - 1) * u_start
+        self.declaration = (
+            f"uchar* {GROUP_SHMEM} = {buffer} + ((int)threadIdx.z == 0 ? 0 : "
+            f"{launch.shared_bytes - u_start} + (int)threadIdx.z * {u_start});"
+            f"  // group z's V/M slice: bytes 0-{u_start} for z = 0, after U for the others")
+        self.barrier = (f'asm volatile("bar.sync %0, {threads};" :: "r"((int)threadIdx.z + 1) '
+                        ': "memory");')
+        self.u_start = u_start
+
+    def staging(self, loop_text: str, loop: Loop) -> str:
+        """U's staging loop with its trips strided over the groups."""
+        head = f"for (int {loop.var} = 0; {loop.var} < {loop.extent}; ++{loop.var})"
+        strided = (f"for (int {loop.var} = (int)threadIdx.z; {loop.var} < {loop.extent}; "
+                   f"{loop.var} += {self.groups})")
+        return loop_text.replace(head, strided, 1)
+
+    def per_tile(self, text: str) -> str:
+        """The per-tile code on the group's slice, with the group's barrier."""
+        u_reads = _U_READ.findall(text)
+        if not u_reads:
+            raise ReconstructError(f"{self.name}: no MMA reads U from shared memory")
+        for line in u_reads:
+            index = _U_INDEX.search(line)
+            if (index is None or index["name"] != self.buffer or constant_term(index["index"])
+                    * _bytes(index["cast"], _SCALAR_BYTES) < self.u_start):
+                raise ReconstructError(f"{self.name}: U read below U's slice: {line.strip()}")
+        lines = [line if _U_READ.fullmatch(line.rstrip("\n")) else
+                 regex.sub(rf"\b{self.buffer}\b", GROUP_SHMEM, line)
+                 for line in text.splitlines(keepends=True)]
+        return _SYNCTHREADS.sub(lambda _: self.barrier, "".join(lines))
 

@@ -77,16 +77,19 @@ class Reconstructed:
 
 def reconstruct(source: str, launches: Sequence[Mapping], fusion: str,
                 specialise: bool | None = None, persist: bool = False,
-                async_u: bool = True) -> Reconstructed:
+                async_u: bool = True, groups: int = 1) -> Reconstructed:
     """Split, identify, strip the BGEMM's barriers (unless fusion is none), fuse, and give each
     warp its own ITrans code (reconstructor.specialise): specialise None (default) where that
     pays (alpha <= SPECIALISE_MAX_ALPHA), True always, False never. persist: the full kernel
-    stages U once and loops over its tile blocks (reconstructor.persist); otherwise, with
-    async_u, it stages U with cp.async ahead of ITrans (reconstructor.async_copy)."""
+    stages U once and loops over its tile blocks (reconstructor.persist), in groups warp groups
+    sharing U; otherwise, with async_u, it stages U with cp.async ahead of ITrans
+    (reconstructor.async_copy)."""
     if fusion not in FUSIONS:
         raise ReconstructError(f"reconstruct: unknown fusion {fusion!r}; choose from {FUSIONS}")
     if persist and fusion != "full":
         raise ReconstructError(f"reconstruct: persistent blocks need fusion full, not {fusion!r}")
+    if groups != 1 and not persist:
+        raise ReconstructError(f"reconstruct: {groups} warp groups need persistent blocks")
     cuda = split_kernels(source)
     by_name = {}
     for entry in launches:
@@ -136,7 +139,7 @@ def reconstruct(source: str, launches: Sequence[Mapping], fusion: str,
         forward[0] = (async_u_staging(forward[0][0]), first_launch)
     if persist:  # last: the passes above find ITrans and OTrans by their place in the body
         # The M slice is OTrans's own staging layout (fuse_full), so at most OTrans's smem.
-        forward[0] = persist_blocks(*forward[0], m_bytes=otrans[1].shared_bytes)
+        forward[0] = persist_blocks(*forward[0], m_bytes=otrans[1].shared_bytes, groups=groups)
     weight = [(k, by_name[k.name]) for k in stages.ktrans]
     kernels = tuple(k for k, _ in (*weight, *forward))
     return Reconstructed(

@@ -63,6 +63,7 @@ class KernelConfig:
     pad: int = 16  # bytes of padding per shared-memory row (bank-conflict offset)
     u_smem: bool = True  # stage U in shared memory; False: B fragments load from global (L2)
     persist: bool = False  # full kernel: stage U once, loop over tile blocks (can_persist())
+    groups: int = 1  # persistent kernel: warp groups per block sharing U, each with its own V/M
 
     @property
     def fragment(self) -> tuple[int, int, int]:
@@ -84,6 +85,7 @@ class KernelConfig:
                 f"pad{self.pad}",
                 *([] if self.u_smem else ["ul2"]),
                 *(["pb"] if self.persist else []),
+                *([f"g{self.groups}"] if self.groups != 1 else []),
             ]
         )
 
@@ -91,9 +93,12 @@ class KernelConfig:
     def parse(cls, name: str) -> tuple[dict, KernelConfig]:
         """Inverse of name(): ({'dtype', 'accum', 'm'}, config)."""
         parts = name.split("-")
-        u_smem, persist = "ul2" not in parts[10:], "pb" in parts[10:]
+        extras = parts[10:]
+        u_smem, persist = "ul2" not in extras, "pb" in extras
         try:
-            if parts[10:] not in ([], ["ul2"], ["pb"]):
+            # Optional tokens, in name()'s order: ul2, or pb then g<groups> (groups > 1).
+            groups = int(extras[1].removeprefix("g")) if extras[:1] == ["pb"] and extras[1:] else 1
+            if extras not in ([], ["ul2"], ["pb"], ["pb", f"g{groups}"]) or extras[1:] == ["g1"]:
                 raise ValueError(name)
             dtype, accum, m, tbm, tbn, tbk, frag, fusion, vec, pad = parts[:10]
             fm, fn, fk = (int(v) for v in frag.removeprefix("frag").split("x"))
@@ -109,6 +114,7 @@ class KernelConfig:
                 int(pad.removeprefix("pad")),
                 u_smem,
                 persist,
+                groups,
             )
         except ValueError:
             raise WinoError(f"{name!r} is not a wino-tvm config name") from None
@@ -139,11 +145,16 @@ class KernelConfig:
 
     def smem_bytes(self, wl: Conv2dWorkload) -> int:
         """Dynamic shared memory of the BGEMM (or fused) block: padded V and U slices; for full
-        fusion at least the padded M slice, which reuses that memory after the channel loop."""
-        operands = self._operand_bytes(wl)
+        fusion at least the padded M slice, which reuses that memory after the channel loop;
+        one more V slice per further warp group."""
+        operands = self._operand_bytes(wl) + (self.groups - 1) * self._v_bytes(wl)
         if self.fusion != "full":
             return operands
         return max(operands, self._m_bytes(wl, self.m_row_elems(wl)))
+
+    def threads(self, wl: Conv2dWorkload) -> int:
+        """Threads per block: a warp per tap column, per warp group."""
+        return WARP_SIZE * wl.alpha * self.groups
 
     def _operand_bytes(self, wl: Conv2dWorkload) -> int:
         staged_rows = self.tb_m + (self.tb_n if self.u_smem else 0)
@@ -205,6 +216,11 @@ class KernelConfig:
                 f"persist (pb) needs fusion full, U in shared memory (not ul2), tb_k = C={wl.c}, "
                 f"tb_n >= tb_m and an M slice ({self._m_bytes(wl, self._narrow_m_row(wl))} B) "
                 f"within the V staging ({self._v_bytes(wl)} B): drop it or change the tiles"
+            )
+        if self.groups != 1 and not (self.persist and 1 < self.groups and self.threads(wl) <= 1024):
+            out.append(
+                f"groups={self.groups} needs persist (pb) and at most 1024 threads per block "
+                f"({WARP_SIZE * wl.alpha} per group at m={wl.m}): drop it or use fewer groups"
             )
         if device is not None and self.smem_bytes(wl) > device.smem_per_block:
             out.append(

@@ -6,6 +6,7 @@ python -m wino_tvm.suites full --out .gpu/full             # issue: --fusion ful
 python -m wino_tvm.suites bench --out .gpu/bench           # benchmark: + tuned best per workload
 python -m wino_tvm.suites bench_full --out .gpu/bench_full # benchmark: tuned --fusion full
 python -m wino_tvm.suites persist --out .gpu/persist       # A/B: persistent full kernels
+python -m wino_tvm.suites groups --out .gpu/groups         # A/B: warp groups sharing U
 """
 
 from __future__ import annotations
@@ -149,8 +150,32 @@ def persist() -> Iterator[tuple[Conv2dWorkload, KernelConfig]]:
                 yield wl, KernelConfig(tb_m, tb_n, wl.c, fusion="full", persist=on)
 
 
+GROUPS_WORKLOADS = ((1, 224, 224, 64, 64), (1, 960, 960, 64, 64), (32, 56, 56, 64, 64))
+# (accum, tiles, groups): the persistent bests of the last tuning (fp16 32/64, fp32 16/32, one
+# group) against tilings whose V slice is small enough for 2-4 groups next to U.
+GROUPS_CASES = (("fp16", (32, 64), 1), ("fp16", (16, 64), 1), ("fp16", (16, 64), 2),
+                ("fp16", (16, 32), 1), ("fp16", (16, 32), 2), ("fp16", (16, 32), 4),
+                ("fp16", (32, 32), 1), ("fp16", (32, 32), 2),
+                ("fp32", (16, 32), 1), ("fp32", (16, 32), 2), ("fp32", (16, 32), 3),
+                ("fp32", (16, 32), 4), ("fp32", (32, 32), 1), ("fp32", (32, 32), 2))
+GROUPS_EPILOGUE_CASES = (("fp16", (32, 64), 1), ("fp16", (16, 64), 2))
+
+
+def groups() -> Iterator[tuple[Conv2dWorkload, KernelConfig]]:
+    """Same-run A/B of warp groups sharing U in persistent blocks (KernelConfig.groups), fp16
+    m=2 on three C=K=64 workloads; the fp16-accumulator 32/64 G1 and 16/64 G2 kernels also
+    with the whole epilogue."""
+    for shape in GROUPS_WORKLOADS:
+        for accum, (tb_m, tb_n), count in GROUPS_CASES:
+            wl = Conv2dWorkload(*shape, dtype="fp16", accum=accum, m=2)
+            cfg = KernelConfig(tb_m, tb_n, wl.c, fusion="full", persist=True, groups=count)
+            yield wl, cfg
+            if (accum, (tb_m, tb_n), count) in GROUPS_EPILOGUE_CASES:
+                yield dataclasses.replace(wl, epilogue=FULL_EPILOGUES[1]), cfg
+
+
 SUITES = {"prototype": prototype, "pkf": pkf, "full": full, "bench": bench,
-          "bench_full": bench_full, "persist": persist}
+          "bench_full": bench_full, "persist": persist, "groups": groups}
 
 
 def main(argv: list[str] | None = None) -> int:
