@@ -98,7 +98,8 @@ def persist_blocks(full: Kernel, launch: Launch, m_bytes: int,
     if groups > 1:
         group = _Grouping(full, launch, groups, decl["name"], u_start)
         hoisted = (group.staging(body[loop.start:loop.end], loop)
-                   + f"{indent}__syncthreads();  // each group reads what all of them staged\n"
+                   + f"{indent}// Each group reads what all of them staged.\n"
+                   + f"{indent}__syncthreads();\n"
                    + f"{indent}{group.declaration}\n")
         per_tile = group.per_tile(per_tile)
         first, step = f"(int)blockIdx.x * {groups} + (int)threadIdx.z", f"(int)gridDim.x * {groups}"
@@ -150,11 +151,12 @@ class _Grouping:
         self.u_start = u_start
 
     def staging(self, loop_text: str, loop: Loop) -> str:
-        """U's staging loop with its trips strided over the groups."""
-        head = f"for (int {loop.var} = 0; {loop.var} < {loop.extent}; ++{loop.var})"
-        strided = (f"for (int {loop.var} = (int)threadIdx.z; {loop.var} < {loop.extent}; "
-                   f"{loop.var} += {self.groups})")
-        return loop_text.replace(head, strided, 1)
+        """U's staging loop with its trips dealt round-robin to the groups (the header stays in
+        TVM's form, which reconstructor.cblocks parses)."""
+        head, rest = loop_text.split("\n", 1)
+        inner = indent_of(rest, 0)
+        return (f"{head}\n{inner}if ({loop.var} % {self.groups} != (int)threadIdx.z) {{\n"
+                f"{inner}  continue;\n{inner}}}\n{rest}")
 
     def per_tile(self, text: str) -> str:
         """The per-tile code on the group's slice, with the group's barrier."""

@@ -105,3 +105,58 @@ def test_persist_is_in_the_name_and_keeps_u_free_of_m() -> None:
     assert wide.m_row_elems(wl) == 32 + 8
     assert wide.with_(persist=True).m_row_elems(wl) == 32 + 4
     assert wide.with_(persist=True).smem_bytes(wl) == wide.smem_bytes(wl)
+
+
+def test_warp_groups_share_u_and_stage_their_own_v(prototype) -> None:
+    source, launches = prototype
+    single = reconstruct(source, launches, "full", persist=True)
+    grouped = reconstruct(source, launches, "full", persist=True, groups=3)
+    (one,), (three,) = single.forward_launches, grouped.forward_launches
+    v_bytes = WL.alpha**2 * CFG.tb_m * (64 * 2 + CFG.pad)  # each group's V/M slice
+    assert three["block"] == [32, 4, 3]
+    assert three["shared_bytes"] == one["shared_bytes"] + 2 * v_bytes
+    assert three["shared_bytes"] == CFG.with_(groups=3).smem_bytes(WL)
+    assert "__launch_bounds__(384) winograd_full_kernel" in grouped.source
+    head = f"  while ({TILE_BLOCK} < {one['grid'][0]}) {{\n"
+    staging_1, loop_1 = _full_body(single.source).split(head)
+    staging_3, loop_3 = _full_body(grouped.source).split(head)
+    # U's staging: its trips dealt round-robin to the groups, then a block barrier.
+    assert re.search(r"for \(int (\w+) = 0; \1 < 64; \+\+\1\) \{\n *if \(\1 % 3 != "
+                     r"\(int\)threadIdx\.z\) \{\n *continue;\n", staging_3)
+    assert "  __syncthreads();" in staging_3 and "  __syncwarp();" in staging_1
+    assert f"int {TILE_BLOCK} = (int)blockIdx.x * 3 + (int)threadIdx.z;" in staging_3
+    assert f"uchar* group_shmem = buf_dyn_shmem_ptr + ((int)threadIdx.z == 0 ? 0 : " \
+           f"{one['shared_bytes'] - v_bytes} + (int)threadIdx.z * {v_bytes});" in staging_3
+    # The loop: only U's reads stay on the block's base; undoing the group's slice, barriers
+    # and step gives the one-group loop line for line.
+    for line in loop_3.splitlines():
+        assert ("buf_dyn_shmem_ptr" in line) == ("load_matrix_sync(U_shared" in line)
+    barrier = 'asm volatile("bar.sync %0, 128;" :: "r"((int)threadIdx.z + 1) : "memory");'
+    undone = (loop_3.replace("group_shmem", "buf_dyn_shmem_ptr")
+              .replace(barrier, "__syncthreads();")
+              .replace("(int)gridDim.x * 3", "(int)gridDim.x"))
+    assert loop_3.count(barrier) == 3 and undone == loop_1
+
+
+def test_warp_groups_need_persistent_blocks_and_fit_a_block(prototype) -> None:
+    source, launches = prototype
+    with pytest.raises(ReconstructError, match="2 warp groups need persistent blocks"):
+        reconstruct(source, launches, "full", groups=2)
+    with pytest.raises(ReconstructError, match="9 groups of 128 threads do not fit"):
+        reconstruct(source, launches, "full", persist=True, groups=9)
+    for bad in (CFG.with_(persist=False, groups=2), CFG.with_(groups=9), CFG.with_(groups=0)):
+        with pytest.raises(WinoError, match=r"groups=-?\d+ needs persist \(pb\)"):
+            bad.validate(WL)
+    big = CFG.with_(tb_m=32, tb_n=64, groups=2)  # U 147 KB + two 74 KB V slices
+    with pytest.raises(WinoError, match="shared memory 294912 B exceeds"):
+        big.validate(Conv2dWorkload(1, 64, 64, 64, 64, m=2, accum="fp16"), KNOWN_DEVICES["h100"])
+
+
+def test_groups_are_in_the_name() -> None:
+    cfg = CFG.with_(groups=4)
+    name = cfg.name(WL)
+    assert name.endswith("-pb-g4") and KernelConfig.parse(name)[1] == cfg
+    for bad in (name.replace("-g4", "-g1"), name.replace("-pb-g4", "-g4"), name + "-ul2",
+                name.replace("-g4", "-gx")):
+        with pytest.raises(WinoError, match="not a wino-tvm config name"):
+            KernelConfig.parse(bad)

@@ -32,8 +32,10 @@ SCALED_OUT = {(2, "int8"): EPILOGUE, (4, "fp16"): ()}
 SCALED_CASES = [(m, out, f) for m, out in SCALED_OUT for f in FUSIONS]
 # Persistent full kernels need one channel chunk (tb_k = C): C=64 here, three K blocks.
 PERSIST_SHAPE = (2, 11, 13, 64, 48)
-PERSIST_CASES = [(d, m, ep) for d in ("fp16", "int8") for m in (2, 4) for ep in ((), EPILOGUE)
+PERSIST_CASES = [(d, m, ep, 1) for d in ("fp16", "int8") for m in (2, 4) for ep in ((), EPILOGUE)
                  if not ep or (d, m) == ("fp16", 2)]
+# Warp groups sharing U (KernelConfig.groups): alpha 4 and 6 warps per group, both dtypes.
+PERSIST_CASES += [("fp16", 2, EPILOGUE, 2), ("int8", 4, (), 3)]
 NVCC = ["nvcc", "-std=c++17", "-O3", "-c", "-gencode", "arch=compute_80,code=sm_80",
         "-gencode", "arch=compute_90,code=sm_90", "-diag-suppress=177,1046"]
 
@@ -56,13 +58,13 @@ def rebuilt():
             key = (dtype, m, tb_m, fusion, *([] if u_smem else ["ul2"]),
                    *(["ep"] if epilogue else []), *([f"out_{y_dtype}"] if y_dtype else []))
             out[key] = (wl, cfg, reconstruct(proto.source, launches, fusion))
-    for dtype, m, epilogue in PERSIST_CASES:
+    for dtype, m, epilogue, groups in PERSIST_CASES:
         wl = Conv2dWorkload(*PERSIST_SHAPE, dtype=dtype, m=m, epilogue=epilogue)
-        cfg = KernelConfig(16, 16, 64, fusion="full", persist=True)
+        cfg = KernelConfig(16, 16, 64, fusion="full", persist=True, groups=groups)
         proto = generate(scheduled_module(wl, cfg))
         launches = [asdict(k) for k in proto.launches]
-        out[(dtype, m, 16, "full", "pb", *(["ep"] if epilogue else []))] = (
-            wl, cfg, reconstruct(proto.source, launches, "full", persist=True))
+        out[(dtype, m, 16, "full", "pb", f"g{groups}", *(["ep"] if epilogue else []))] = (
+            wl, cfg, reconstruct(proto.source, launches, "full", persist=True, groups=groups))
     return out
 
 
@@ -96,14 +98,18 @@ def test_forward_kernels_with_epilogue(rebuilt, dtype, m, tb_m, fusion):
     _check_forward(wl, cfg, r, dtype, fusion)
 
 
-@pytest.mark.parametrize(("dtype", "m", "epilogue"), PERSIST_CASES)
-def test_persistent_full_kernels(rebuilt, dtype, m, epilogue):
-    wl, cfg, r = rebuilt[(dtype, m, 16, "full", "pb", *(["ep"] if epilogue else []))]
+@pytest.mark.parametrize(("dtype", "m", "epilogue", "groups"), PERSIST_CASES)
+def test_persistent_full_kernels(rebuilt, dtype, m, epilogue, groups):
+    wl, cfg, r = rebuilt[(dtype, m, 16, "full", "pb", f"g{groups}", *(["ep"] if epilogue else []))]
     (launch,) = r.forward_launches
     assert launch["persistent"] and launch["grid"][1] == 48 // 16
+    assert launch["block"] == [32, wl.alpha, groups] and cfg.threads(wl) == 32 * wl.alpha * groups
     body = _body(r.source, launch["name"])
     assert re.sub(r"//.*", "", body).count("blockIdx.x") == 1  # only the first tile block
-    assert "tile_block += (int)gridDim.x;" in body
+    step = "(int)gridDim.x" + (f" * {groups}" if groups > 1 else "")
+    assert f"tile_block += {step};" in body
+    # Each group's block barriers are its own named barrier (1 + threadIdx.z).
+    assert body.count(f'"bar.sync %0, {32 * wl.alpha};"') == (3 if groups > 1 else 0)
     _check_forward(wl, cfg, r, dtype, "full")
 
 
@@ -139,9 +145,10 @@ def _check_forward(wl, cfg, r, dtype, fusion):
         # U staged per block goes through cp.async (reconstructor.async_copy).
         assert ("cp.async.cg.shared.global" in fused) == (cfg.u_smem and not cfg.persist)
         # Block barriers only around the accumulator hand-off (and, persistent, before the
-        # next tile block's V overwrites M), never inside the channel loop.
+        # next tile block's V overwrites M), never inside the channel loop; with warp groups
+        # those are the groups' named barriers, and one block barrier follows U's staging.
         sites = [s.call for s in barrier_sites(r.source) if s.kernel == gemm]
-        assert sites.count("__syncthreads") == 2 + cfg.persist
+        assert sites.count("__syncthreads") == (1 if cfg.groups > 1 else 2 + cfg.persist)
         assert r.forward_launches[0]["shared_bytes"] == cfg.smem_bytes(wl)
     if fusion != "none":
         # The channel loop (or the body, with one chunk) up to the accumulator store: the
