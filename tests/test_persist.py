@@ -121,7 +121,7 @@ def test_warp_groups_share_u_and_stage_their_own_v(prototype) -> None:
     staging_1, loop_1 = _full_body(single.source).split(head)
     staging_3, loop_3 = _full_body(grouped.source).split(head)
     # U's staging: its trips dealt round-robin to the groups, then a block barrier.
-    assert re.search(r"for \(int (\w+) = 0; \1 < 64; \+\+\1\) \{\n *if \(\1 % 3 != "
+    assert re.search(r"for \(int (\w+) = 0; \1 < \d+; \+\+\1\) \{\n *if \(\1 % 3 != "
                      r"\(int\)threadIdx\.z\) \{\n *continue;\n", staging_3)
     assert "  __syncthreads();" in staging_3 and "  __syncwarp();" in staging_1
     assert f"int {TILE_BLOCK} = (int)blockIdx.x * 3 + (int)threadIdx.z;" in staging_3
