@@ -17,7 +17,7 @@ for v in tbm32-tbn64-tbk64-frag16x16x16-full-vec16-pad16-pb \
   ncu --clock-control none --section SpeedOfLight --section WarpStateStats \
     --section MemoryWorkloadAnalysis_Tables --section Occupancy -k regex:winograd_full \
     --launch-count 1 --csv --page raw $P-$v/wino_bench --checks 1 --no-time \
-    > $W/ncu_960_fp16acc_${v#*-pad16-}.csv 2>> $W/ncu.err
+    > $W/ncu_960_fp16acc_${v%%-frag*}_${v##*-pad16-}.csv 2>> $W/ncu.err
 done
 gzip $W/*.csv
 tar czf $O/groups_ab.tar.gz -C $O groups_ab && rm -rf $W
