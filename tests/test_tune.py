@@ -115,13 +115,19 @@ def test_accumulator_registers_cap() -> None:
     # fp16 accumulators pack two per register: 48 fragments fit.
     half_acc = dataclasses.replace(PAPER, accum="fp16")
     assert accumulator_registers(half_acc, KernelConfig(tb_m=64, tb_n=32), H100) is None
+    # Four warp groups of 128 threads leave each thread 128 registers: 65 for accumulators.
+    grouped = KernelConfig(32, 32, 64, fusion="full", persist=True, groups=4)
+    wl = dataclasses.replace(PAPER, m=2)
+    assert "16 accumulator fragments = 128 registers > 65" in accumulator_registers(
+        wl, grouped, H100)
+    assert accumulator_registers(wl, grouped.with_(tb_m=16), H100) is None
 
 
 def test_config_space_keeps_only_what_every_rule_accepts() -> None:
     small = Axes(tb_m=(16, 32, 64), tb_n=(16, 32, 64), tb_k=(16, 64))
     space, refused = config_space(PAPER, H100, small)
-    # m, tb_m, tb_n, tb_k, frag, fusion, vec, pad, u_smem, persist
-    total = 2 * 3 * 3 * 2 * 3 * len(FUSIONS) * 1 * 2 * 2 * 2
+    # m, tb_m, tb_n, tb_k, frag, fusion, vec, pad, u_smem, persist, groups
+    total = 2 * 3 * 3 * 2 * 3 * len(FUSIONS) * 1 * 2 * 2 * 2 * 4
     assert len(space) + sum(refused.values()) == total
     assert set(refused) <= {rule.__name__ for rule in RULES}
     for cand in space:
@@ -132,6 +138,8 @@ def test_config_space_keeps_only_what_every_rule_accepts() -> None:
     assert {c.cfg.u_smem for c in space} == {True, False}
     assert {c.cfg.persist for c in space} == {True, False}
     assert all(c.cfg.can_persist(c.wl) for c in space if c.cfg.persist)
+    assert {c.cfg.groups for c in space} == {1, 2, 3, 4}
+    assert all(c.cfg.persist for c in space if c.cfg.groups > 1)
 
 
 def test_int8_space_has_m_2_and_4_only() -> None:

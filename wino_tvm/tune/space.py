@@ -21,6 +21,8 @@ ACCUM_BYTES = {"fp32": 4, "int32": 4, "fp16": 2}
 # A thread has at most 255 registers; the A/B operand fragments, pointers and loop indices need
 # about 60 of them, so accumulators beyond 192 (24 fp32 fragments) spill to local memory.
 ACCUM_REGISTER_CAP = 192
+MAX_THREAD_REGISTERS = 255
+REGISTER_FILE = 65536  # 32-bit registers a block may use, sm_70 .. sm_90
 
 
 @dataclass(frozen=True)
@@ -65,13 +67,16 @@ class Axes:
     # The full kernel with one channel chunk: U staged once per block, blocks loop over tiles
     # (KernelConfig.can_persist; elsewhere refused as illegal).
     persist: tuple[bool, ...] = (False, True)
+    # Warp groups sharing U in a persistent block; more than one only with persist (refused
+    # elsewhere), as many as the shared memory holds (shared_memory refuses the rest).
+    groups: tuple[int, ...] = (1, 2, 3, 4)
 
     def configs(self) -> Iterator[KernelConfig]:
-        for tbm, tbn, tbk, frag, fusion, vec, pad, u_smem, persist in itertools.product(
+        for tbm, tbn, tbk, frag, fusion, vec, pad, u_smem, persist, groups in itertools.product(
             self.tb_m, self.tb_n, self.tb_k, self.fragments, self.fusions, self.vec, self.pad,
-            self.u_smem, self.persist,
+            self.u_smem, self.persist, self.groups,
         ):
-            yield KernelConfig(tbm, tbn, tbk, *frag, fusion, vec, pad, u_smem, persist)
+            yield KernelConfig(tbm, tbn, tbk, *frag, fusion, vec, pad, u_smem, persist, groups)
 
 
 DEFAULT_AXES = Axes()
@@ -125,11 +130,14 @@ def accumulator_registers(
     wl: Conv2dWorkload, cfg: KernelConfig, device: DeviceLimits
 ) -> str | None:
     """A warp keeps alpha*(tb_m/frag_m)*(tb_n/frag_n) accumulator fragments live (all alpha_h
-    rows of its tap column); their registers must stay under ACCUM_REGISTER_CAP."""
+    rows of its tap column); their registers must stay under ACCUM_REGISTER_CAP, less what a
+    block of more than 256 threads (warp groups) takes from each thread's 255."""
     frags = wl.alpha * (cfg.tb_m // cfg.frag_m) * (cfg.tb_n // cfg.frag_n)
     regs = frags * FRAGMENT_ELEMENTS_PER_LANE * ACCUM_BYTES[wl.accum] // 4
-    if regs > ACCUM_REGISTER_CAP:
-        return f"{frags} accumulator fragments = {regs} registers > {ACCUM_REGISTER_CAP}"
+    per_thread = min(MAX_THREAD_REGISTERS, REGISTER_FILE // cfg.threads(wl))
+    cap = ACCUM_REGISTER_CAP - (MAX_THREAD_REGISTERS - per_thread)
+    if regs > cap:
+        return f"{frags} accumulator fragments = {regs} registers > {cap}"
     return None
 
 
