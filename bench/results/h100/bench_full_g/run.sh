@@ -16,6 +16,7 @@ python3 -m wino_tvm.bench .gpu/bench_full_g --out $W/bench_full --iters 60 --com
   > $W/bench.log 2>&1
 tail -3 $W/bench.log
 d=.gpu/bench_full_g/N1_H960_W960_C64_K64-fp16-fp32-m2-tbm16-tbn32-tbk64-frag16x16x16-full-vec16-pad16-pb-g4
+python3 -m wino_tvm.runner $d --checks 1 > $W/runner_960_fp32acc_g4.log 2>&1
 ncu --clock-control none --section SpeedOfLight --section WarpStateStats \
   --section MemoryWorkloadAnalysis_Tables --section Occupancy -k regex:winograd_full \
   --launch-count 1 --csv --page raw $d/wino_bench --checks 1 --no-time \
