@@ -14,7 +14,6 @@ from .identify import identify_stages
 from .launch import Launch, check_launch
 from .passes import SYNCTHREADS, fuse_llc, fuse_shmem, strip_warp_barriers
 from .persist import persist_blocks
-from .prefetch import TileGeometry, prefetch_next_tiles
 from .source import CudaSource, Kernel, render_source, split_kernels
 from .specialise import specialise_fused, specialise_itrans
 from .unroll import unroll_itrans, unroll_otrans
@@ -78,15 +77,13 @@ class Reconstructed:
 
 def reconstruct(source: str, launches: Sequence[Mapping], fusion: str,
                 specialise: bool | None = None, persist: bool = False,
-                async_u: bool = True, groups: int = 1,
-                geometry: TileGeometry | None = None) -> Reconstructed:
+                async_u: bool = True, groups: int = 1) -> Reconstructed:
     """Split, identify, strip the BGEMM's barriers (unless fusion is none), fuse, and give each
     warp its own ITrans code (reconstructor.specialise): specialise None (default) where that
     pays (alpha <= SPECIALISE_MAX_ALPHA), True always, False never. persist: the full kernel
     stages U once and loops over its tile blocks (reconstructor.persist), in groups warp groups
-    sharing U, and given the tiles' geometry prefetches each next tile block's rows into L2
-    (reconstructor.prefetch); otherwise, with async_u, it stages U with cp.async ahead of
-    ITrans (reconstructor.async_copy)."""
+    sharing U; otherwise, with async_u, it stages U with cp.async ahead of ITrans
+    (reconstructor.async_copy)."""
     if fusion not in FUSIONS:
         raise ReconstructError(f"reconstruct: unknown fusion {fusion!r}; choose from {FUSIONS}")
     if persist and fusion != "full":
@@ -143,8 +140,6 @@ def reconstruct(source: str, launches: Sequence[Mapping], fusion: str,
     if persist:  # last: the passes above find ITrans and OTrans by their place in the body
         # The M slice is OTrans's own staging layout (fuse_full), so at most OTrans's smem.
         forward[0] = persist_blocks(*forward[0], m_bytes=otrans[1].shared_bytes, groups=groups)
-        if geometry is not None:
-            forward[0] = (prefetch_next_tiles(*forward[0], geometry), forward[0][1])
     weight = [(k, by_name[k.name]) for k in stages.ktrans]
     kernels = tuple(k for k, _ in (*weight, *forward))
     return Reconstructed(

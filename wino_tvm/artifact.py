@@ -9,7 +9,6 @@ from pathlib import Path
 
 from reconstructor.barriers import barrier_sites, remove_barriers
 from reconstructor.pipeline import reconstruct
-from reconstructor.prefetch import TileGeometry
 
 from .codegen import Prototype, generate
 from .config import KernelConfig
@@ -85,10 +84,8 @@ def build_artifact(
     prototype: Prototype = generate(scheduled_module(wl, cfg), arch)
     log(f"[2/3] reconstructor: fusion={cfg.fusion}")
     launches = [asdict(k) for k in prototype.launches]
-    geometry = TileGeometry(wl.n, wl.h, wl.w, wl.c, wl.k, wl.m, cfg.tb_m)
     rebuilt = reconstruct(prototype.source, launches, cfg.fusion, persist=cfg.persist,
-                          async_u=cfg.async_u, groups=cfg.groups,
-                          geometry=geometry if cfg.persist else None)
+                          async_u=cfg.async_u, groups=cfg.groups)
     kernels = drop_barriers(rebuilt.source, list(dropped_barriers))
     log(f"[3/3] harness: write {out_dir}")
     spec = HarnessSpec(
