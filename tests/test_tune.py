@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from wino_tvm.build import _config as build_config
+from wino_tvm.build import parse_args as build_args
 from wino_tvm.config import FUSIONS, KNOWN_DEVICES, DeviceLimits, KernelConfig
 from wino_tvm.errors import WinoError
 from wino_tvm.tune import device as tune_device
@@ -292,6 +294,35 @@ def test_a_remeasurement_supersedes_the_earlier_record(tmp_path: Path) -> None:
     log.write_text("".join(r.to_json() + "\n" for r in records))
     assert best_config(log, PAPER, "h100")[0] == KernelConfig(tb_m=32)
     assert best_config(log, PAPER, "a100")[1]["median_us"] == 10.0
+
+
+def test_records_with_an_epilogue_are_their_own_workload(tmp_path: Path) -> None:
+    fused = dataclasses.replace(PAPER, epilogue=("bias", "residual", "relu"))
+    cand = Candidate(fused, KernelConfig(tb_m=32))
+    assert cand.name.endswith("-bias_residual_relu") and cand.key[2] == "bias,residual,relu"
+    assert Candidate.from_config_name(fused.shape_dict(), cand.cfg.name(fused),
+                                      "bias,residual,relu") == cand
+    assert Entry.of(cand, None).candidate() == cand
+    plain_fast = _record(PAPER, KernelConfig(tb_m=32), 10.0)
+    records = [plain_fast, _record(fused, KernelConfig(tb_m=32), 40.0),
+               _record(fused, KernelConfig(tb_m=16), 30.0)]
+    assert records[1].epilogue == "bias,residual,relu" and plain_fast.epilogue == ""
+    assert records[1].key != plain_fast.key
+    log = tmp_path / "h100.jsonl"
+    # Records from before the field load as the plain convolution's.
+    old = json.loads(plain_fast.to_json())
+    del old["epilogue"]
+    log.write_text(json.dumps(old) + "\n" + "".join(r.to_json() + "\n" for r in records[1:]))
+    assert best_config(log, PAPER, "h100")[1]["median_us"] == 10.0
+    assert best_config(log, fused, "h100")[0] == KernelConfig(tb_m=16)
+    assert best_config(log, dataclasses.replace(PAPER, epilogue=("relu",)), "h100") is None
+    # The build takes the epilogue's own best, else the plain convolution's with a note.
+    def tuned(epilogue: str) -> KernelConfig:
+        args = build_args(["--dtype", "fp16", "--fusion", "full", "--tuning-log", str(log),
+                           "--epilogue", epilogue])
+        return build_config(args)[1]
+    assert tuned("bias,residual,relu") == KernelConfig(tb_m=16)
+    assert tuned("relu") == KernelConfig(tb_m=32)
 
 
 # ---- measure: outcomes, resume, failures, GPUs ----------------------------------------------

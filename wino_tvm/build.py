@@ -87,6 +87,13 @@ def _tuned(args: argparse.Namespace, accum: str) -> tuple[Conv2dWorkload, Kernel
                                        epilogue=parse_epilogue(args.epilogue), out=args.out_dtype)
     device = _device_name(args.arch)
     found = best_config(args.tuning_log, probe, device, m=args.m)
+    if found is None and probe.epilogue:
+        # Tuned without this epilogue: the plain convolution's best is the next best guess.
+        found = best_config(args.tuning_log, dataclasses.replace(probe, epilogue=()), device,
+                            m=args.m)
+        if found is not None:
+            print(f"note: {args.tuning_log} has no record with epilogue "
+                  f"{','.join(probe.epilogue)}; using the best config without it")
     if found is None:
         print(f"note: {args.tuning_log} has no correct record for {probe.key} {args.dtype} on "
               f"{device}; using the default config")

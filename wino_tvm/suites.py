@@ -99,7 +99,8 @@ def bench() -> Iterator[tuple[Conv2dWorkload, KernelConfig]]:
 def bench_full() -> Iterator[tuple[Conv2dWorkload, KernelConfig]]:
     """Per benchmark workload and dtype: the tuned best --fusion full config from the shipped
     H100 log and 32/32/32 tiles at m = 2 and 4; for fp16 also the tuned best with fp16
-    accumulators, and both bests with the whole epilogue; for int8 also the best with an int8
+    accumulators, and for both accumulators the best with the whole epilogue (tuned with it
+    where the log has records of it, else the plain best); for int8 also the best with an int8
     output (as cuDNN's int8 implicit GEMM writes)."""
     from .tune.best import best_config
 
@@ -116,7 +117,10 @@ def bench_full() -> Iterator[tuple[Conv2dWorkload, KernelConfig]]:
                 best = dataclasses.replace(probe, m=record["m"])
                 cases.insert(0, (best, cfg))
                 if dtype == "fp16":
-                    cases.append((dataclasses.replace(best, epilogue=FULL_EPILOGUES[1]), cfg))
+                    fused = dataclasses.replace(probe, epilogue=FULL_EPILOGUES[1])
+                    found = best_config(TUNING_LOG, fused, "h100", fusion="full")
+                    cfg, record = found if found is not None else (cfg, record)
+                    cases.append((dataclasses.replace(fused, m=record["m"]), cfg))
                 else:
                     cases.append((dataclasses.replace(best, out="int8"), cfg))
             for wl, cfg in cases:

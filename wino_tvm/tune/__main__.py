@@ -19,14 +19,14 @@ from pathlib import Path
 from ..config import FUSIONS, KNOWN_DEVICES, DeviceLimits
 from ..errors import WinoError
 from ..runner import detect_arch
-from ..workload import ACCUMULATORS, Conv2dWorkload
+from ..workload import ACCUMULATORS, Conv2dWorkload, parse_epilogue
 from .best import best_config, matching
 from .device import device_matches, nvcc_version, resolve_limits, visible_gpus
 from .manifest import MANIFEST_FILE, Manifest
 from .measure import Settings, measure_batch
 from .records import Record, read_records
 from .search import BASELINE, baselines, select
-from .space import Axes, Candidate, config_space
+from .space import Axes, Candidate, config_space, epilogue_tag
 
 
 def _ints(text: str) -> tuple[int, ...]:
@@ -56,6 +56,8 @@ def _add_space_args(p: argparse.ArgumentParser) -> None:
                    help="a conv shape (repeat the flag for several)")
     p.add_argument("--dtype", type=_words, default=("fp16",), help="fp16, int8 or fp16,int8")
     p.add_argument("--accum", help="BGEMM accumulator (default: fp32 for fp16, int32 for int8)")
+    p.add_argument("--epilogue", default="",
+                   help="tune the kernels with this fused epilogue, e.g. bias,residual,relu")
     axes = p.add_argument_group("space axes (comma lists; defaults: tuning_logs/README.md)")
     axes.add_argument("--m", type=_ints, default=Axes.m, help="Winograd tile sizes")
     axes.add_argument("--tb-m", type=_ints, default=Axes.tb_m)
@@ -127,6 +129,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     best.add_argument("--workload", required=True, metavar="N,H,W,C,K")
     best.add_argument("--dtype", default="fp16", choices=("fp16", "int8"))
     best.add_argument("--accum")
+    best.add_argument("--epilogue", default="", help="the fused epilogue, e.g. bias,relu")
     best.add_argument("--m", type=int, help="only this tile size (default: any)")
     best.add_argument("--fusion", choices=FUSIONS, help="only this fusion (default: any)")
     best.add_argument("--device-name", help="GPU name or part of it (default: the GPU here)")
@@ -140,10 +143,17 @@ def _axes(args: argparse.Namespace) -> Axes:
 
 def _workloads(args: argparse.Namespace) -> list[Conv2dWorkload]:
     return [
-        Conv2dWorkload.parse_shape(shape, dtype=dtype, accum=args.accum or ACCUMULATORS[dtype][0])
+        Conv2dWorkload.parse_shape(shape, dtype=dtype, accum=args.accum or ACCUMULATORS[dtype][0],
+                                   epilogue=parse_epilogue(args.epilogue))
         for shape in args.workload
         for dtype in args.dtype
     ]
+
+
+def _label(wl: Conv2dWorkload) -> str:
+    """'N1_H224_W224_C64_K64 fp16/fp32' (+ ' +bias,relu' with an epilogue) for progress lines."""
+    tag = epilogue_tag(wl)
+    return f"{wl.key} {wl.dtype}/{wl.accum}" + (f" +{tag}" if tag else "")
 
 
 def _limits(args: argparse.Namespace) -> DeviceLimits:
@@ -162,14 +172,14 @@ def _plan(args: argparse.Namespace, limits: DeviceLimits) -> tuple[list[Candidat
     chosen, searches = [], []
     for wl in _workloads(args):
         space, refused = config_space(wl, limits, _axes(args))
-        space = [c for c in space if (c.wl.key, c.cfg.name(c.wl)) not in logged]
-        always = [c for c in baselines(wl, limits, _axes(args))
-                  if (c.wl.key, c.cfg.name(c.wl)) not in logged]
+        space = [c for c in space if c.key not in logged]
+        always = [c for c in baselines(wl, limits, _axes(args)) if c.key not in logged]
         picked, strategy = select(space, args.trials, args.seed, always)
-        print(f"{wl.key} {wl.dtype}/{wl.accum}: {len(space)} configs after pruning "
+        print(f"{_label(wl)}: {len(space)} configs after pruning "
               f"(refused: {dict(refused)}); {strategy}: {len(picked)}")
         chosen += picked
         searches.append({"workload": wl.shape_dict(), "dtype": wl.dtype, "accum": wl.accum,
+                         "epilogue": epilogue_tag(wl),
                          "space": len(space), "refused": dict(refused), "strategy": strategy,
                          "trials": args.trials, "seed": args.seed, "selected": len(picked)})
     return list(dict.fromkeys(chosen)), searches  # a --workload given twice is built once
@@ -179,7 +189,7 @@ def cmd_space(args: argparse.Namespace) -> int:
     limits = _limits(args)
     for wl in _workloads(args):
         space, refused = config_space(wl, limits, _axes(args))
-        print(f"{wl.key} {wl.dtype}/{wl.accum}: {len(space)} configs kept, "
+        print(f"{_label(wl)}: {len(space)} configs kept, "
               f"{sum(refused.values())} refused: {dict(refused)}")
         if args.list:
             print("\n".join(f"  {c.cfg.name(c.wl)}" for c in space))
@@ -226,15 +236,15 @@ def _measure(args: argparse.Namespace, batch: Path, arch: str) -> int:
 
 def _summary(log: list[Record], new: list[Record], device: str) -> None:
     """Per workload of this session: the best logged config and its gain over the baseline."""
-    groups = {(r.workload_key, r.dtype, r.accum): r for r in new}
-    for (key, dtype, accum), sample in sorted(groups.items()):
-        wl = Candidate.from_config_name(sample.workload, sample.config).wl
+    groups = {(r.workload_key, r.dtype, r.accum, r.epilogue): r for r in new}
+    for _, sample in sorted(groups.items()):
+        wl = Candidate.from_config_name(sample.workload, sample.config, sample.epilogue).wl
         ok = [r for r in matching(log, wl, device) if r.device == device]
         if not ok:
-            print(f"{key} {dtype}/{accum}: no correct config")
+            print(f"{_label(wl)}: no correct config")
             continue
         best = min(ok, key=lambda r: r.median_us)
-        line = f"{key} {dtype}/{accum}: best {best.median_us:.1f} us {best.config}"
+        line = f"{_label(wl)}: best {best.median_us:.1f} us {best.config}"
         base = [r for r in ok if r.kernel_config() == BASELINE]
         if base:
             ref = min(base, key=lambda r: r.median_us)
@@ -255,15 +265,15 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_best(args: argparse.Namespace) -> int:
     accum = args.accum or ACCUMULATORS[args.dtype][0]
-    wl = Conv2dWorkload.parse_shape(args.workload, dtype=args.dtype, accum=accum)
+    wl = Conv2dWorkload.parse_shape(args.workload, dtype=args.dtype, accum=accum,
+                                    epilogue=parse_epilogue(args.epilogue))
     gpus = visible_gpus()
     device = args.device_name or (gpus[0].name if gpus else None)
     if device is None:
         raise WinoError("no GPU here: pass --device-name (e.g. h100)")
     found = best_config(args.log, wl, device, args.m, args.fusion)
     if found is None:
-        print(f"no record for this workload and device ({wl.key} {wl.dtype}/{wl.accum} on "
-              f"{device}) in {args.log}")
+        print(f"no record for this workload and device ({_label(wl)} on {device}) in {args.log}")
         return 1
     cfg, record = found
     print(f"{record['config']}: {record['median_us']:.1f} us on {record['device']} "

@@ -10,6 +10,7 @@ from ..errors import WinoError
 from ..workload import Conv2dWorkload
 from .device import device_matches
 from .records import Record, read_records
+from .space import epilogue_tag
 
 
 def matching(
@@ -19,14 +20,14 @@ def matching(
     m: int | None = None,
     fusion: str | None = None,
 ) -> list[Record]:
-    """Correct, timed records of wl's shape, dtype and accumulator on device_name; m and fusion
-    restrict them when given (wl.m is not used: m=None searches every tile size)."""
+    """Correct, timed records of wl's shape, dtype, accumulator and epilogue on device_name; m
+    and fusion restrict them when given (wl.m is not used: m=None searches every tile size)."""
     return [
         r
         for r in records
         if r.is_best_candidate
         and r.workload == wl.shape_dict()
-        and (r.dtype, r.accum) == (wl.dtype, wl.accum)
+        and (r.dtype, r.accum, r.epilogue) == (wl.dtype, wl.accum, epilogue_tag(wl))
         and device_matches(device_name, r.device)
         and m in (None, r.m)
         and fusion in (None, r.fusion)
@@ -34,9 +35,10 @@ def matching(
 
 
 def latest(records: list[Record]) -> list[Record]:
-    """The last record of each (workload, config, device), in log order: a re-measurement (of
-    newer code, in a later session) supersedes the earlier one, whatever either found."""
-    last: dict[tuple[str, str, str], Record] = {}
+    """The last record of each (workload, config, epilogue, device), in log order: a
+    re-measurement (of newer code, in a later session) supersedes the earlier one, whatever
+    either found."""
+    last: dict[tuple[str, str, str, str], Record] = {}
     for r in records:
         last[(*r.key, r.device)] = r
     return list(last.values())

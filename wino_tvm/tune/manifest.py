@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..errors import WinoError
-from .space import Candidate
+from .space import Candidate, epilogue_tag
 
 MANIFEST_FILE = "manifest.json"
 VERSION = 1
@@ -23,14 +23,15 @@ class Entry:
     built: bool
     reason: str = ""
     commit: str = ""  # of the checkout that generated it (an earlier session's, if reused)
+    epilogue: str = ""  # fused epilogue ops, 'bias,residual,relu' (tune.space.epilogue_tag)
 
     @classmethod
     def of(cls, cand: Candidate, reason: str | None, commit: str = "") -> Entry:
         return cls(cand.name, cand.wl.shape_dict(), cand.cfg.name(cand.wl), reason is None,
-                   reason or "", commit)
+                   reason or "", commit, epilogue_tag(cand.wl))
 
     def candidate(self) -> Candidate:
-        return Candidate.from_config_name(self.workload, self.config)
+        return Candidate.from_config_name(self.workload, self.config, self.epilogue)
 
 
 @dataclass(frozen=True)

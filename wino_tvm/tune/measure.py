@@ -120,7 +120,7 @@ def pending(manifest: Manifest, log: Path, device: str, retry_failed: bool) -> l
         r.key for r in read_records(log)
         if r.device == device and not (retry_failed and r.status in RETRYABLE)
     }
-    return [e for e in manifest.entries if (e.candidate().wl.key, e.config) not in done]
+    return [e for e in manifest.entries if e.candidate().key not in done]
 
 
 def measure_batch(

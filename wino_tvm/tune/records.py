@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..config import KernelConfig
 from ..errors import WinoError
-from .space import Candidate
+from .space import Candidate, epilogue_tag
 
 # build_error: TVM or the reconstructor failed on the builder (seen by measure in the manifest).
 STATUSES = ("ok", "wrong", "compile_error", "run_error", "timeout", "build_error")
@@ -42,6 +42,7 @@ class Record:
     max_abs_err: float | None = None
     timestamp: str = ""
     commit: str = "unknown"
+    epilogue: str = ""  # fused epilogue ops of the measured kernel ('' none; older records)
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
@@ -50,9 +51,10 @@ class Record:
             object.__setattr__(self, "timestamp", now())
 
     @property
-    def key(self) -> tuple[str, str]:
-        """What resume compares: (workload key, config name); the name encodes dtype, accum, m."""
-        return self.workload_key, self.config
+    def key(self) -> tuple[str, str, str]:
+        """What resume compares (Candidate.key): workload key, config name (it encodes dtype,
+        accum, m) and epilogue."""
+        return self.workload_key, self.config, self.epilogue
 
     @property
     def is_best_candidate(self) -> bool:
@@ -85,7 +87,7 @@ def candidate_record(cand: Candidate, **values) -> Record:
     wl, cfg = cand.wl, cand.cfg
     return Record(
         workload_key=wl.key, workload=wl.shape_dict(), dtype=wl.dtype, accum=wl.accum,
-        m=wl.m, fusion=cfg.fusion, config=cfg.name(wl), **values,
+        m=wl.m, fusion=cfg.fusion, config=cfg.name(wl), epilogue=epilogue_tag(wl), **values,
     )
 
 

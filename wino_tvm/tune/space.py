@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from ..config import ELEMENT_BYTES, FRAGMENTS, FUSIONS, DeviceLimits, KernelConfig
-from ..workload import INT8_TILE_SIZES, Conv2dWorkload
+from ..workload import INT8_TILE_SIZES, Conv2dWorkload, parse_epilogue
 
 # A WMMA accumulator fragment holds 256 elements: 8 per lane, i.e. 8 registers of 32 bits
 # (fp32, int32) or 4 registers when fp16 pairs share one.
@@ -34,16 +34,30 @@ class Candidate:
 
     @property
     def name(self) -> str:
-        """Folder and record key: '<workload key>-<config name>' (the config name is parseable)."""
-        return f"{self.wl.key}-{self.cfg.name(self.wl)}"
+        """Folder name: '<workload key>-<config name>[-<epilogue ops>]'."""
+        ops = "_".join(self.wl.epilogue)
+        return f"{self.wl.key}-{self.cfg.name(self.wl)}" + (f"-{ops}" if ops else "")
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """What a record of it is found by (Record.key)."""
+        return self.wl.key, self.cfg.name(self.wl), epilogue_tag(self.wl)
 
     @classmethod
-    def from_config_name(cls, shape: dict[str, int], config: str) -> Candidate:
-        """Inverse of (wl.shape_dict(), cfg.name(wl)): the config name carries dtype, accum, m."""
+    def from_config_name(cls, shape: dict[str, int], config: str,
+                         epilogue: str = "") -> Candidate:
+        """Inverse of (wl.shape_dict(), cfg.name(wl), epilogue_tag(wl)): the config name
+        carries dtype, accum, m."""
         meta, cfg = KernelConfig.parse(config)
         dims = {k.lower(): v for k, v in shape.items()}
-        wl = Conv2dWorkload(**dims, dtype=meta["dtype"], m=meta["m"], accum=meta["accum"])
+        wl = Conv2dWorkload(**dims, dtype=meta["dtype"], m=meta["m"], accum=meta["accum"],
+                            epilogue=parse_epilogue(epilogue))
         return cls(wl, cfg)
+
+
+def epilogue_tag(wl: Conv2dWorkload) -> str:
+    """wl's fused epilogue as records and manifests spell it: 'bias,residual,relu', '' for none."""
+    return ",".join(wl.epilogue)
 
 
 @dataclass(frozen=True)
@@ -170,7 +184,8 @@ def config_space(
     kept: list[Candidate] = []
     refused: Counter[str] = Counter()
     for m in tile_sizes(wl, axes):
-        wl_m = Conv2dWorkload(wl.n, wl.h, wl.w, wl.c, wl.k, wl.dtype, m, wl.accum)
+        wl_m = Conv2dWorkload(wl.n, wl.h, wl.w, wl.c, wl.k, wl.dtype, m, wl.accum,
+                              epilogue=wl.epilogue)
         for cfg in axes.configs():
             verdict = refusal(wl_m, cfg, device)
             if verdict is None:
