@@ -145,7 +145,8 @@ def test_warp_groups_need_persistent_blocks_and_fit_a_block(prototype) -> None:
     with pytest.raises(ReconstructError, match="9 groups of 128 threads do not fit"):
         reconstruct(source, launches, "full", persist=True, groups=9)
     for bad in (CFG.with_(persist=False, groups=2), CFG.with_(groups=9), CFG.with_(groups=0)):
-        with pytest.raises(WinoError, match=r"groups=-?\d+ needs persist \(pb\)"):
+        with pytest.raises(WinoError, match=r"groups=-?\d+: warp groups are 1, or 2 and more "
+                                            r"with persist \(pb\)"):
             bad.validate(WL)
     big = CFG.with_(tb_m=32, tb_n=64, groups=2)  # U 147 KB + two 74 KB V slices
     with pytest.raises(WinoError, match="shared memory 294912 B exceeds"):

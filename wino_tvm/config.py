@@ -219,8 +219,9 @@ class KernelConfig:
             )
         if self.groups != 1 and not (self.persist and 1 < self.groups and self.threads(wl) <= 1024):
             out.append(
-                f"groups={self.groups} needs persist (pb) and at most 1024 threads per block "
-                f"({WARP_SIZE * wl.alpha} per group at m={wl.m}): drop it or use fewer groups"
+                f"groups={self.groups}: warp groups are 1, or 2 and more with persist (pb) "
+                f"and at most 1024 threads per block ({WARP_SIZE * wl.alpha} per group at "
+                f"m={wl.m}): drop it or use fewer groups"
             )
         if device is not None and self.smem_bytes(wl) > device.smem_per_block:
             out.append(
