@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 
 from .errors import WinoError
-from .workload import Conv2dWorkload
+from .workload import OUTPUTS, Conv2dWorkload
 
 # WMMA shapes (M, N, K) that exist for both f16 and s8 operands.
 FRAGMENTS = ((16, 16, 16), (32, 8, 16), (8, 32, 16))
@@ -234,3 +234,10 @@ class KernelConfig:
         problems = self.problems(wl, device)
         if problems:
             raise WinoError(f"config {self.name(wl)} is invalid: " + "; ".join(problems))
+
+
+def artifact_name(wl: Conv2dWorkload, cfg: KernelConfig) -> str:
+    """Folder name of one case: workload, config, epilogue and a non-default output type."""
+    default_out = wl.out == OUTPUTS[wl.dtype][0]
+    return "-".join([wl.key, cfg.name(wl), *(["_".join(wl.epilogue)] if wl.epilogue else []),
+                     *([] if default_out else [f"out_{wl.out}"])])

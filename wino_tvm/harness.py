@@ -16,6 +16,7 @@ from wino_tvm.workload import (
     OUTPUT_SCALE,
     canonical_epilogue,
     epilogue_dtype,
+    epilogue_text,
     forward_inputs,
     resolve_output,
 )
@@ -265,7 +266,7 @@ def render_harness(spec: HarnessSpec) -> str:
         **tensor_values(spec),
         "EPILOGUE_RELU": str("relu" in spec.epilogue).lower(),
         "EPILOGUE_SCALE": f"{epilogue_scale(spec.dtype, spec.c):.9e}f",
-        "EPILOGUE_JSON": _c_string(json.dumps(",".join(spec.epilogue))),
+        "EPILOGUE_JSON": _c_string(json.dumps(epilogue_text(spec.epilogue))),
         "KERNELS": spec.kernels_source,
         "N": str(spec.n),
         "H": str(spec.h),

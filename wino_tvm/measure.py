@@ -21,7 +21,13 @@ from wino_tvm.errors import WinoError
 from wino_tvm.harness import QUANT_POISON, SPEC_FILE, epilogue_scale
 from wino_tvm.library import WinoLibrary
 from wino_tvm.quant import QMAX
-from wino_tvm.workload import OUTPUT_SCALE, epilogue_dtype, forward_inputs, resolve_output
+from wino_tvm.workload import (
+    OUTPUT_SCALE,
+    epilogue_dtype,
+    epilogue_text,
+    forward_inputs,
+    resolve_output,
+)
 
 Shape = tuple[int, int, int, int, int]  # N, H, W, C, K
 C_TYPE_BYTES = {"half": 2, "__half": 2, "float": 4, "int": 4, "int32_t": 4, "int8_t": 1,
@@ -214,7 +220,7 @@ def wino_record(artifact_dir: Path) -> dict:
     return {
         "fusion": spec["fusion"], "config": spec["config_name"], "dtype": spec["dtype"],
         "m": spec["m"], "tolerance": spec["tolerance"], "commit": spec["commit"],
-        "epilogue": ",".join(spec.get("epilogue", ())),
+        "epilogue": epilogue_text(spec.get("epilogue", ())),
         "out": resolve_output(spec["dtype"], spec.get("out", "")),
         "artifact": Path(artifact_dir).name, **({"elem_bytes": elem} if elem else {}),
     }

@@ -17,7 +17,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from .config import KernelConfig
+from .config import KernelConfig, artifact_name
 from .errors import WinoError
 from .workload import OUTPUTS, Conv2dWorkload
 
@@ -58,13 +58,6 @@ def full() -> Iterator[tuple[Conv2dWorkload, KernelConfig]]:
                 for epilogue in FULL_EPILOGUES:
                     yield Conv2dWorkload(*PAPER_C64[0], dtype=dtype, m=m, epilogue=epilogue,
                                          out=out), FULL_TILES
-
-
-def artifact_name(wl: Conv2dWorkload, cfg: KernelConfig) -> str:
-    """Folder name of one case: workload, config and epilogue."""
-    default_out = wl.out == OUTPUTS[wl.dtype][0]
-    return "-".join([wl.key, cfg.name(wl), *(["_".join(wl.epilogue)] if wl.epilogue else []),
-                     *([] if default_out else [f"out_{wl.out}"])])
 
 
 BENCH_WORKLOADS = (

@@ -177,6 +177,12 @@ def parse_epilogue(text: str) -> tuple[str, ...]:
     return canonical_epilogue(tuple(part.strip() for part in text.split(",")))
 
 
+def epilogue_text(ops: tuple[str, ...]) -> str:
+    """Inverse of parse_epilogue: ('bias', 'relu') -> 'bias,relu', () -> '' (how records,
+    manifests and results spell an epilogue)."""
+    return ",".join(ops)
+
+
 def canonical_epilogue(ops) -> tuple[str, ...]:
     """The ops in application order; unknown or repeated ops are refused."""
     if isinstance(ops, str) or not all(isinstance(op, str) for op in ops):

@@ -19,14 +19,14 @@ from pathlib import Path
 from ..config import FUSIONS, KNOWN_DEVICES, DeviceLimits
 from ..errors import WinoError
 from ..runner import detect_arch
-from ..workload import ACCUMULATORS, Conv2dWorkload, parse_epilogue
+from ..workload import ACCUMULATORS, Conv2dWorkload, epilogue_text, parse_epilogue
 from .best import best_config, matching
 from .device import device_matches, nvcc_version, resolve_limits, visible_gpus
 from .manifest import MANIFEST_FILE, Manifest
 from .measure import Settings, measure_batch
 from .records import Record, read_records
 from .search import BASELINE, baselines, select
-from .space import Axes, Candidate, config_space, epilogue_tag
+from .space import Axes, Candidate, config_space
 
 
 def _ints(text: str) -> tuple[int, ...]:
@@ -152,7 +152,7 @@ def _workloads(args: argparse.Namespace) -> list[Conv2dWorkload]:
 
 def _label(wl: Conv2dWorkload) -> str:
     """'N1_H224_W224_C64_K64 fp16/fp32' (+ ' +bias,relu' with an epilogue) for progress lines."""
-    tag = epilogue_tag(wl)
+    tag = epilogue_text(wl.epilogue)
     return f"{wl.key} {wl.dtype}/{wl.accum}" + (f" +{tag}" if tag else "")
 
 
@@ -179,7 +179,7 @@ def _plan(args: argparse.Namespace, limits: DeviceLimits) -> tuple[list[Candidat
               f"(refused: {dict(refused)}); {strategy}: {len(picked)}")
         chosen += picked
         searches.append({"workload": wl.shape_dict(), "dtype": wl.dtype, "accum": wl.accum,
-                         "epilogue": epilogue_tag(wl),
+                         "epilogue": epilogue_text(wl.epilogue),
                          "space": len(space), "refused": dict(refused), "strategy": strategy,
                          "trials": args.trials, "seed": args.seed, "selected": len(picked)})
     return list(dict.fromkeys(chosen)), searches  # a --workload given twice is built once

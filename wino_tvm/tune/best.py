@@ -7,10 +7,9 @@ from pathlib import Path
 
 from ..config import KernelConfig
 from ..errors import WinoError
-from ..workload import Conv2dWorkload
+from ..workload import Conv2dWorkload, epilogue_text
 from .device import device_matches
 from .records import Record, read_records
-from .space import epilogue_tag
 
 
 def matching(
@@ -27,7 +26,7 @@ def matching(
         for r in records
         if r.is_best_candidate
         and r.workload == wl.shape_dict()
-        and (r.dtype, r.accum, r.epilogue) == (wl.dtype, wl.accum, epilogue_tag(wl))
+        and (r.dtype, r.accum, r.epilogue) == (wl.dtype, wl.accum, epilogue_text(wl.epilogue))
         and device_matches(device_name, r.device)
         and m in (None, r.m)
         and fusion in (None, r.fusion)

@@ -7,7 +7,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..errors import WinoError
-from .space import Candidate, epilogue_tag
+from ..workload import epilogue_text
+from .space import Candidate
 
 MANIFEST_FILE = "manifest.json"
 VERSION = 1
@@ -23,12 +24,12 @@ class Entry:
     built: bool
     reason: str = ""
     commit: str = ""  # of the checkout that generated it (an earlier session's, if reused)
-    epilogue: str = ""  # fused epilogue ops, 'bias,residual,relu' (tune.space.epilogue_tag)
+    epilogue: str = ""  # fused epilogue ops, 'bias,residual,relu' (workload.epilogue_text)
 
     @classmethod
     def of(cls, cand: Candidate, reason: str | None, commit: str = "") -> Entry:
         return cls(cand.name, cand.wl.shape_dict(), cand.cfg.name(cand.wl), reason is None,
-                   reason or "", commit, epilogue_tag(cand.wl))
+                   reason or "", commit, epilogue_text(cand.wl.epilogue))
 
     def candidate(self) -> Candidate:
         return Candidate.from_config_name(self.workload, self.config, self.epilogue)

@@ -14,7 +14,8 @@ from pathlib import Path
 
 from ..config import KernelConfig
 from ..errors import WinoError
-from .space import Candidate, epilogue_tag
+from ..workload import epilogue_text
+from .space import Candidate
 
 # build_error: TVM or the reconstructor failed on the builder (seen by measure in the manifest).
 STATUSES = ("ok", "wrong", "compile_error", "run_error", "timeout", "build_error")
@@ -87,7 +88,8 @@ def candidate_record(cand: Candidate, **values) -> Record:
     wl, cfg = cand.wl, cand.cfg
     return Record(
         workload_key=wl.key, workload=wl.shape_dict(), dtype=wl.dtype, accum=wl.accum,
-        m=wl.m, fusion=cfg.fusion, config=cfg.name(wl), epilogue=epilogue_tag(wl), **values,
+        m=wl.m, fusion=cfg.fusion, config=cfg.name(wl), epilogue=epilogue_text(wl.epilogue),
+        **values,
     )
 
 

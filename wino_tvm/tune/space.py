@@ -11,8 +11,15 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from ..config import ELEMENT_BYTES, FRAGMENTS, FUSIONS, DeviceLimits, KernelConfig
-from ..workload import INT8_TILE_SIZES, Conv2dWorkload, parse_epilogue
+from ..config import (
+    ELEMENT_BYTES,
+    FRAGMENTS,
+    FUSIONS,
+    DeviceLimits,
+    KernelConfig,
+    artifact_name,
+)
+from ..workload import INT8_TILE_SIZES, Conv2dWorkload, epilogue_text, parse_epilogue
 
 # A WMMA accumulator fragment holds 256 elements: 8 per lane, i.e. 8 registers of 32 bits
 # (fp32, int32) or 4 registers when fp16 pairs share one.
@@ -34,30 +41,24 @@ class Candidate:
 
     @property
     def name(self) -> str:
-        """Folder name: '<workload key>-<config name>[-<epilogue ops>]'."""
-        ops = "_".join(self.wl.epilogue)
-        return f"{self.wl.key}-{self.cfg.name(self.wl)}" + (f"-{ops}" if ops else "")
+        """Folder name: '<workload key>-<config name>[-<epilogue ops>]' (config.artifact_name)."""
+        return artifact_name(self.wl, self.cfg)
 
     @property
     def key(self) -> tuple[str, str, str]:
         """What a record of it is found by (Record.key)."""
-        return self.wl.key, self.cfg.name(self.wl), epilogue_tag(self.wl)
+        return self.wl.key, self.cfg.name(self.wl), epilogue_text(self.wl.epilogue)
 
     @classmethod
     def from_config_name(cls, shape: dict[str, int], config: str,
                          epilogue: str = "") -> Candidate:
-        """Inverse of (wl.shape_dict(), cfg.name(wl), epilogue_tag(wl)): the config name
+        """Inverse of (wl.shape_dict(), cfg.name(wl), epilogue_text(wl.epilogue)): the config name
         carries dtype, accum, m."""
         meta, cfg = KernelConfig.parse(config)
         dims = {k.lower(): v for k, v in shape.items()}
         wl = Conv2dWorkload(**dims, dtype=meta["dtype"], m=meta["m"], accum=meta["accum"],
                             epilogue=parse_epilogue(epilogue))
         return cls(wl, cfg)
-
-
-def epilogue_tag(wl: Conv2dWorkload) -> str:
-    """wl's fused epilogue as records and manifests spell it: 'bias,residual,relu', '' for none."""
-    return ",".join(wl.epilogue)
 
 
 @dataclass(frozen=True)
