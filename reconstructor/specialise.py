@@ -91,6 +91,12 @@ def simplify(text: str) -> str:
     # or NaN d makes it NaN), and `0 + e` is e but for the sign of a zero e. The input tile
     # holds finite values, so V is unchanged.
     text = _ZERO_TERM.sub("", text)
+    return start_sums_at_first_term(text)
+
+
+def start_sums_at_first_term(text: str) -> str:
+    """`v = 0; ...; v = (v + e);` as `...; v = e;`: TVM starts each sum at 0, which nvcc must
+    keep (0 + e is not e for e = -0); exact but for the sign of a zero sum."""
     return _INIT_THEN_ADD.sub(_first_term, text)
 
 
