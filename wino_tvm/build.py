@@ -13,7 +13,14 @@ from pathlib import Path
 
 from .config import FUSIONS, KNOWN_DEVICES, KernelConfig
 from .errors import NoGpu, NvccNotFound, WinoError
-from .workload import ACCUMULATORS, EPILOGUE_OPS, TILE_SIZES, Conv2dWorkload, parse_epilogue
+from .workload import (
+    ACCUMULATORS,
+    EPILOGUE_OPS,
+    TILE_SIZES,
+    Conv2dWorkload,
+    epilogue_text,
+    parse_epilogue,
+)
 
 ARCH_DEVICE = {"sm_80": "a100", "sm_90": "h100"}
 
@@ -93,7 +100,7 @@ def _tuned(args: argparse.Namespace, accum: str) -> tuple[Conv2dWorkload, Kernel
                             m=args.m)
         if found is not None:
             print(f"note: {args.tuning_log} has no record with epilogue "
-                  f"{','.join(probe.epilogue)}; using the best config without it")
+                  f"{epilogue_text(probe.epilogue)}; using the best config without it")
     if found is None:
         print(f"note: {args.tuning_log} has no correct record for {probe.key} {args.dtype} on "
               f"{device}; using the default config")

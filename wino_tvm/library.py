@@ -33,7 +33,7 @@ from wino_tvm.harness import (
     tensor_values,
 )
 from wino_tvm.runner import _NVCC_FLAGS, _arch_flags, _nvcc
-from wino_tvm.workload import EPILOGUE_INPUTS, OUTPUT_SCALE, forward_inputs
+from wino_tvm.workload import EPILOGUE_INPUTS, OUTPUT_SCALE, epilogue_text, forward_inputs
 
 TEMPLATE_PATH = Path(__file__).resolve().parents[1] / "templates" / "library.cu.tpl"
 LIBRARY_SOURCE_FILE = "library.cu"
@@ -193,7 +193,7 @@ class WinoLibrary:
         """y = epilogue(conv(x)); bias_ptr / residual_ptr / y_scale_ptr exactly when the
         library reads them (its epilogue; an int8 y)."""
         reads = forward_inputs(self.epilogue, self.dtype, self.out)
-        built = f"{','.join(self.epilogue) or 'no epilogue'} and {self.out} output"
+        built = f"{epilogue_text(self.epilogue) or 'no epilogue'} and {self.out} output"
         ptrs = (bias_ptr, residual_ptr, y_scale_ptr)
         for name, ptr in zip((*EPILOGUE_INPUTS, OUTPUT_SCALE), ptrs, strict=True):
             if (name in reads) != (ptr is not None):
