@@ -6,6 +6,7 @@ can show what each one refuses. TVM-free.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -185,8 +186,7 @@ def config_space(
     kept: list[Candidate] = []
     refused: Counter[str] = Counter()
     for m in tile_sizes(wl, axes):
-        wl_m = Conv2dWorkload(wl.n, wl.h, wl.w, wl.c, wl.k, wl.dtype, m, wl.accum,
-                              epilogue=wl.epilogue)
+        wl_m = dataclasses.replace(wl, m=m)
         for cfg in axes.configs():
             verdict = refusal(wl_m, cfg, device)
             if verdict is None:
