@@ -22,6 +22,8 @@ from .passes import (
     U_FROM_L2,
     _declared,
     _named,
+    reads_u,
+    u_copies,
     u_staging_loop,
 )
 from .source import Kernel
@@ -42,8 +44,7 @@ def _async_copy(match: regex.Match) -> str:
 
 def stages_u(fused: Kernel) -> bool:
     """Whether fused copies U into shared memory (not B fragments straight from L2)."""
-    return (U_FROM_L2.search(fused.body) is None
-            and regex.search(r"= \*\(\w+\*\)\(U_ptr\b", fused.body) is not None)
+    return U_FROM_L2.search(fused.body) is None and bool(u_copies(fused.body))
 
 
 @_named
@@ -65,8 +66,7 @@ def async_u_staging(fused: Kernel) -> Kernel:
         raise ReconstructError(f"U's staging uses {sorted(clash)}, declared in the ITrans part")
     if indent_of(body, ahead) != indent_of(body, start):
         raise ReconstructError("U's staging and the ITrans part are not in the same block")
-    copied = _VEC_COPY.sub(lambda m: _async_copy(m) if m["src"].startswith("(U_ptr") else m[0],
-                           moved)
+    copied = _VEC_COPY.sub(lambda m: _async_copy(m) if reads_u(m) else m[0], moved)
     indent = indent_of(body, start)
     body = (body[:ahead] + copied + f"{indent}{COMMIT}\n" + skipped + f"{indent}{WAIT}\n"
             + body[loop.end:])

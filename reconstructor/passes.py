@@ -391,6 +391,16 @@ def _adapt(it: _Itrans, bg: _Bgemm, text: str, byte_offset: int) -> str:
                      text)
 
 
+def reads_u(copy: regex.Match) -> bool:
+    """Whether a _VEC_COPY match copies from U (U_ptr): U's staging into shared memory."""
+    return regex.match(r"\(U_ptr\b", copy["src"]) is not None
+
+
+def u_copies(body: str) -> list[regex.Match]:
+    """The vector copies in body that read U."""
+    return [m for m in _VEC_COPY.finditer(body) if reads_u(m)]
+
+
 def u_staging_loop(kernel: Kernel) -> Loop:
     """The loop that copies U into shared memory: the outermost one around U's vector copies
     that holds no MMA (inside the channel loop where there is one). ReconstructError where the
@@ -398,7 +408,7 @@ def u_staging_loop(kernel: Kernel) -> Loop:
     body = kernel.body
     if U_FROM_L2.search(body):
         raise ReconstructError(f"{kernel.name} loads its B fragments from L2 (ul2): no U staging")
-    copies = [m for m in _VEC_COPY.finditer(body) if regex.match(r"\(U_ptr\b", m["src"])]
+    copies = u_copies(body)
     if not copies:
         raise ReconstructError(f"{kernel.name} has no vector copy of U into shared memory")
     loops = find_loops(body)
