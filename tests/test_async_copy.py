@@ -11,20 +11,15 @@ from reconstructor.async_copy import COMMIT, WAIT, async_u_staging
 from reconstructor.errors import ReconstructError
 from reconstructor.passes import SHMEM_MARK
 from reconstructor.pipeline import reconstruct
-from reconstructor.source import split_kernels
-from tests.stored_sources import stored
+from tests.stored_sources import full_kernel, stored
 
 U_COPY = re.compile(r"^\s*\*\(\w+\*\)\(.*\) = \*\(\w+\*\)\(U_ptr \+.*;$")
 
 
-def _full(source: str):
-    return next(k for k in split_kernels(source).kernels if k.name == "winograd_full_kernel")
-
-
 @pytest.mark.parametrize("name", ["fp16-m2", "int8-m2"])
 def test_u_copies_become_cp_async_ahead_of_itrans(name: str) -> None:
-    plain = _full(reconstruct(*stored(name), "full", async_u=False).source).body
-    fast = _full(reconstruct(*stored(name), "full").source).body
+    plain = full_kernel(reconstruct(*stored(name), "full", async_u=False).source).body
+    fast = full_kernel(reconstruct(*stored(name), "full").source).body
     copies = [ln for ln in plain.splitlines() if U_COPY.match(ln)]
     issued = [ln for ln in fast.splitlines() if "cp.async.cg.shared.global" in ln]
     assert copies and len(issued) == len(copies)
@@ -45,7 +40,7 @@ def test_u_copies_become_cp_async_ahead_of_itrans(name: str) -> None:
 
 
 def test_a_kernel_without_u_copies_is_refused() -> None:
-    full = _full(reconstruct(*stored("fp16-m2"), "full").source)
+    full = full_kernel(reconstruct(*stored("fp16-m2"), "full").source)
     with pytest.raises(ReconstructError, match="async_u_staging: .* no vector copy of U"):
         async_u_staging(full)
 

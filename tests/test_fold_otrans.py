@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 import regex
-from stored_sources import stored
+from stored_sources import full_kernel, stored
 
 from reconstructor.full import fold_otrans_sums, fuse_full, otrans_span
 from reconstructor.identify import identify_stages
@@ -54,9 +54,7 @@ def test_fold_removes_every_zero_start_and_touches_nothing_before_otrans(name: s
 
 @pytest.mark.parametrize("name", ["fp16-m2", "int8-m2"])
 def test_reconstructed_full_kernel_has_its_otrans_sums_folded(name: str) -> None:
-    source = reconstruct(*stored(name), "full").source
-    kernel = next(k for k in split_kernels(source).kernels if k.name.startswith("winograd_full"))
-    part = otrans_part(kernel)
+    part = otrans_part(full_kernel(reconstruct(*stored(name), "full").source))
     assert start_sums_at_first_term(part) == part
     assert not ZERO_START.findall(part)
 

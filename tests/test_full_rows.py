@@ -5,23 +5,18 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import regex
-from stored_sources import stored
+from stored_sources import full_kernel, stored
 
 from reconstructor.cblocks import find_loops
 from reconstructor.errors import ReconstructError
 from reconstructor.full import output_rows
 from reconstructor.pipeline import _accumulator_type, reconstruct
-from reconstructor.source import Kernel, split_kernels
+from reconstructor.source import split_kernels
 from wino_tvm.winograd_math import transform_matrices
 
 STAGED = regex.compile(r"store_matrix_sync\(\(&\((?P<view>\(\(float\*\)\(\(unsigned char\*\)"
                        r"\w+\)\))\[(?P<index>[^\]]+)\]\)\), at_z, ")
 ROW_READ = regex.compile(r"\(\(float\*\)\(\(unsigned char\*\)buf_dyn_shmem_ptr\)\)\[")
-
-
-def full_kernel(name: str) -> Kernel:
-    source = reconstruct(*stored(name), "full").source
-    return next(k for k in split_kernels(source).kernels if k.name.startswith("winograd_full"))
 
 
 def test_output_rows_of_f2x2() -> None:
@@ -45,7 +40,7 @@ def test_staged_rows_give_back_the_output_transform() -> None:
 
 
 def test_fp16_full_kernel_stages_two_rows_and_reads_only_those() -> None:
-    kernel = full_kernel("fp16-m2")
+    kernel = full_kernel(reconstruct(*stored("fp16-m2"), "full").source)
     body = kernel.body
     stores = list(STAGED.finditer(body))
     assert len(stores) == 2  # one per output row, inside the tile-fragment loop
@@ -64,7 +59,7 @@ def test_fp16_full_kernel_stages_two_rows_and_reads_only_those() -> None:
 
 def test_int8_full_kernel_keeps_its_tap_rows() -> None:
     """int8 OTrans dequantises each tap before A, so A^T cannot come first."""
-    assert "at_z" not in full_kernel("int8-m2").body
+    assert "at_z" not in full_kernel(reconstruct(*stored("int8-m2"), "full").source).body
 
 
 @pytest.mark.parametrize(("name", "accumulator"), [("fp16-m2", "float"), ("int8-m2", "int")])

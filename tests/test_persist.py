@@ -10,7 +10,7 @@ import pytest
 from reconstructor.errors import ReconstructError
 from reconstructor.persist import TILE_BLOCK
 from reconstructor.pipeline import reconstruct
-from tests.stored_sources import stored
+from tests.stored_sources import full_kernel, stored
 from wino_tvm.codegen import generate
 from wino_tvm.config import KNOWN_DEVICES, KernelConfig
 from wino_tvm.errors import WinoError
@@ -28,11 +28,6 @@ def prototype() -> tuple[str, list[dict]]:
     return proto.source, [asdict(k) for k in proto.launches]
 
 
-def _full_body(source: str) -> str:
-    head = re.search(r"winograd_full_kernel\(.*\{$", source, re.M)
-    return source[head.end() + 1: source.index("\n}\n", head.end()) + 1]
-
-
 def test_persistent_kernel_is_the_kernel_in_a_loop(prototype) -> None:
     source, launches = prototype
     plain = reconstruct(source, launches, "full", async_u=False)
@@ -40,7 +35,7 @@ def test_persistent_kernel_is_the_kernel_in_a_loop(prototype) -> None:
     (launch,) = persistent.forward_launches
     assert launch.pop("persistent") is True
     assert launch == plain.forward_launches[0]
-    body = _full_body(persistent.source)
+    body = full_kernel(persistent.source).body
     # U is staged before the loop, once; blockIdx.x only seeds the tile block.
     staging, loop = body.split(f"  while ({TILE_BLOCK} < {launch['grid'][0]}) {{\n")
     assert "U_ptr" in staging and "U_ptr" not in loop
@@ -50,7 +45,7 @@ def test_persistent_kernel_is_the_kernel_in_a_loop(prototype) -> None:
     # Everything else is the plain kernel's text, blockIdx.x renamed and indented once more.
     decl, hoisted = staging.split("\n", 1)
     hoisted = hoisted.split("  // Persistent blocks:")[0]
-    plain_body = _full_body(plain.source)
+    plain_body = full_kernel(plain.source).body
     assert plain_body.count(hoisted) == 1 and plain_body.startswith(decl + "\n")
     rest = plain_body.replace(hoisted, "", 1).removeprefix(decl + "\n")
     inner = "".join(line[2:] if line.strip() else line
@@ -118,8 +113,8 @@ def test_warp_groups_share_u_and_stage_their_own_v(prototype) -> None:
     assert three["shared_bytes"] == CFG.with_(groups=3).smem_bytes(WL)
     assert "__launch_bounds__(384) winograd_full_kernel" in grouped.source
     head = f"  while ({TILE_BLOCK} < {one['grid'][0]}) {{\n"
-    staging_1, loop_1 = _full_body(single.source).split(head)
-    staging_3, loop_3 = _full_body(grouped.source).split(head)
+    staging_1, loop_1 = full_kernel(single.source).body.split(head)
+    staging_3, loop_3 = full_kernel(grouped.source).body.split(head)
     # U's staging: its trips dealt round-robin to the groups, then a block barrier.
     assert re.search(r"for \(int (\w+) = 0; \1 < \d+; \+\+\1\) \{\n *if \(\1 % 3 != "
                      r"\(int\)threadIdx\.z\) \{\n *continue;\n", staging_3)
