@@ -17,6 +17,7 @@ from .persist import persist_blocks
 from .source import CudaSource, Kernel, render_source, split_kernels
 from .specialise import specialise_fused, specialise_itrans
 from .unroll import unroll_itrans, unroll_otrans
+from .whole_tiles import takes_whole_tiles, whole_tile_itrans
 
 # none: the prototype as TVM wrote it (the paper's "Tuned TVM"); syncfree: plus the BGEMM's
 # block barriers turned into warp barriers; shmem / llc: plus the PKF fusion of ITrans+BGEMM;
@@ -42,6 +43,11 @@ ITRANS_UNROLL = 4
 # 0.98-1.04x; by 8 a further 1.00-1.10x with the epilogue (960^2 528 -> 479 us) but 0.99x
 # without; whole loops less. Not for m=4 (int8 m=4 0.92x by 4).
 OTRANS_UNROLL = 4
+# With one channel chunk (TB_K = C) the fp16 m=2 full kernel's warps transform whole input tiles
+# instead of one tap column each (reconstructor.whole_tiles): hand-edited A/B on the H100
+# (bench/results/h100/itile_ab/), 1.05-1.13x with the trips loaded in turn (960^2 32/64:
+# 305.2 -> 270.3 us; grouped 16/64 and 16/32 1.05x, 1.10x), 1.18-1.20x for the 32/64 kernels
+# with every trip's loads first, the form the pass writes. It replaces the tile loop's unrolling.
 OTRANS_UNROLL_RESIDUAL = 8  # when OTrans reads a residual
 
 
@@ -134,7 +140,10 @@ def reconstruct(source: str, launches: Sequence[Mapping], fusion: str,
         by_warp = specialise_itrans if fusion == "syncfree" else specialise_fused
         forward[0] = (by_warp(kernel, first_launch), first_launch)
     if full_m2 and specialise and _element_types(stages.itrans) == {"half"}:
-        forward[0] = (unroll_itrans(forward[0][0], ITRANS_UNROLL), first_launch)
+        if takes_whole_tiles(forward[0][0]):
+            forward[0] = (whole_tile_itrans(forward[0][0], first_launch.block[1]), first_launch)
+        else:
+            forward[0] = (unroll_itrans(forward[0][0], ITRANS_UNROLL), first_launch)
     if full_m2:
         forward[0] = (unroll_otrans(forward[0][0], otrans_unroll_factor(forward[0][0])),
                       first_launch)

@@ -1,0 +1,154 @@
+"""Whole input tiles per thread in the full kernel's ITrans (after warp specialisation).
+
+In the sync-free mapping warp w computes tap column w of V for every (tile, channel group) of
+its block, so each warp loads the input vectors its column needs: at m=2 32 16-byte loads per
+(tile, 8 channels) over the 4 warps, where the tile has 16, and every warp walks all trips of
+the tile loop. With one channel chunk (TB_K = C) the V slice is written once per tile block, so
+the warps can share the tiles instead: warp w takes trips w, w + alpha, ... and computes every
+tap column for them (each warp case's body after one copy of the loads). V's columns then come
+from every warp, so the warp barrier before the MMA becomes a block barrier. All trips' loads
+come first, each trip into its own copy of the tile array, then the transforms: nvcc then keeps
+them in flight together (it did not when each trip loaded and transformed in turn).
+"""
+
+from __future__ import annotations
+
+import regex
+
+from .cblocks import enclosing_loops, find_loops, indent_of, line_span, reindent
+from .errors import ReconstructError
+from .passes import SYNCTHREADS, _declared, _named
+from .source import Kernel
+
+SWITCH = regex.compile(r"^(?P<i>[ ]*)switch \(\(int\)threadIdx\.y\) \{\n", regex.M)
+WHOLE_TILES_MARK = "Whole tiles:"
+_SPECIALISED = regex.compile(r"^[ ]*// Warp specialisation: .*\n(?:[ ]*// .*\n)?", regex.M)
+_SYNC_FREE_NOTE = "// (each warp fills only its own tap column, so a warp barrier suffices).\n"
+_IDENTIFIER = regex.compile(r"(?<![\w.])[A-Za-z_]\w*")
+_INT_DECL = regex.compile(r"[ ]*int (?P<name>\w+) = (?P<value>[^;]*);\n")
+# `*(uint4*)(it_d_local_ptr + 8) = ...;`: the loads fill the input-tile array by vectors.
+_TILE_STORE = regex.compile(r"^[ ]*\*\([\w ]+\*\)\((?P<name>\w+) \+ \d+\) = ", regex.M)
+_INPUT = regex.compile(r"\bx_ptr\b")
+
+
+def _switch(body: str) -> regex.Match | None:
+    """specialise's per-warp switch of the ITrans part, if the kernel has exactly one."""
+    found = list(SWITCH.finditer(body))
+    return found[0] if len(found) == 1 else None
+
+
+def takes_whole_tiles(fused: Kernel) -> bool:
+    """Whether fused's ITrans is specialised per warp and runs once per tile block (not per
+    channel chunk), the case the pass rewrites."""
+    switch = _switch(fused.body)
+    return switch is not None and not enclosing_loops(find_loops(fused.body), switch.start())
+
+
+def _cases(body: str, switch: regex.Match) -> tuple[list[str], int]:
+    """The switch's case bodies in warp order, and the offset just past the switch."""
+    indent, cases, pos = switch["i"], [], switch.end()
+    case = regex.compile(rf"{indent}case (?P<w>\d+): \{{\n(?P<body>.*?)^{indent}\}} break;\n",
+                         regex.M | regex.S)
+    while (m := case.match(body, pos)) is not None:
+        if int(m["w"]) != len(cases):
+            raise ReconstructError(f"warp case {m['w']} out of order")
+        cases.append(m["body"])
+        pos = m.end()
+    tail = regex.compile(rf"{indent}default:\n{indent}  __builtin_unreachable\(\);\n{indent}\}}\n")
+    end = tail.match(body, pos)
+    if not cases or end is None:
+        raise ReconstructError("the per-warp switch is not specialise's (cases, then default)")
+    return cases, end.end()
+
+
+def _split_case(case: str) -> tuple[str, str, str, int, str]:
+    """(declarations, loop variable, loads, trips, transform) of one warp case: its int
+    declarations, then one tile loop whose body loads the input tile, then transforms it."""
+    loops = find_loops(case)
+    outer = [loop for loop in loops if not any(o.contains(loop.start) for o in loops)]
+    if len(outer) != 1 or case[outer[0].end:].strip():
+        raise ReconstructError("a warp case is not one tile loop after its declarations")
+    loop = outer[0]
+    decls = case[:loop.start]
+    pragma = regex.compile(r"[ ]*#pragma unroll.*\n")
+    decl_lines = [ln for ln in decls.splitlines(keepends=True) if not pragma.fullmatch(ln)]
+    if not all(_INT_DECL.fullmatch(ln) for ln in decl_lines):
+        raise ReconstructError("a warp case declares more than ints before its tile loop")
+    inner = case[case.index("\n", loop.open) + 1:line_span(case, loop.close)[0]]
+    reads = list(_INPUT.finditer(inner))
+    if not reads:
+        raise ReconstructError("the tile loop does not read the input x")
+    cut = inner.index("\n", _TILE_STORE.search(inner, reads[-1].start()).end()) + 1
+    return "".join(decl_lines), loop.var, inner[:cut], loop.extent, inner[cut:]
+
+
+def _tile_array(loads: str, body: str) -> tuple[str, str]:
+    """The local array the loads fill, and its declaration's line in body."""
+    names = {m["name"] for m in _TILE_STORE.finditer(loads)}
+    if len(names) != 1:
+        raise ReconstructError(f"the loads fill {sorted(names)}, not one input-tile array")
+    name = names.pop()
+    decl = regex.search(rf"^[ ]*alignas\(\d+\) [\w ]+ {name}\[\d+\];\n", body, regex.M)
+    if decl is None:
+        raise ReconstructError(f"no local array declaration for {name}")
+    return name, decl.group().strip()
+
+
+@_named
+def whole_tile_itrans(fused: Kernel, alpha: int) -> Kernel:
+    """fused (its ITrans specialised per warp, once per tile block) with warp w transforming
+    whole input tiles in trips w, w + alpha, ... of the tile loop, and a block barrier after."""
+    body = fused.body
+    if not takes_whole_tiles(fused):
+        raise ReconstructError(f"{fused.name}: ITrans is not one per-warp switch outside the "
+                               "channel loop (specialised, TB_K = C)")
+    switch = _switch(body)
+    cases, switch_end = _cases(body, switch)
+    if len(cases) != alpha:
+        raise ReconstructError(f"{len(cases)} warp cases for {alpha} warps")
+    parts = [_split_case(case) for case in cases]
+    loads = {p[2] for p in parts}
+    trip_vars, trip_counts = {p[1] for p in parts}, {p[3] for p in parts}
+    if len(loads) != 1 or len(trip_vars) != 1 or len(trip_counts) != 1:
+        raise ReconstructError("the warp cases load different input tiles")
+    (load,), (trip,), (trips,) = loads, trip_vars, trip_counts
+    if trips % alpha:
+        raise ReconstructError(f"{trips} trips of the tile loop do not split over {alpha} warps")
+    # One copy of the loads serves every warp: it may read only declarations all cases share.
+    values = [{m["name"]: m["value"] for m in _INT_DECL.finditer(p[0])} for p in parts]
+    differing = {n for v in values for n in v if len({w.get(n) for w in values}) > 1}
+    if differing & set(_IDENTIFIER.findall(load)):
+        raise ReconstructError(f"the loads read {sorted(differing)}, which differ per warp")
+    barrier = regex.compile(rf"{switch['i']}__syncwarp\(\);\n").match(body, switch_end)
+    if barrier is None:
+        raise ReconstructError("no warp barrier follows the ITrans part")
+    array, array_decl = _tile_array(load, body)
+    scoped = _declared(load) & {n for p in parts for n in _IDENTIFIER.findall(p[4])}
+    if scoped:  # each trip's loads are a block of their own, closed before the transforms
+        raise ReconstructError(f"the transform reads {sorted(scoped)}, declared by the loads")
+    indent = switch["i"]
+    inner = indent + "  "
+    text = [f"{indent}// {WHOLE_TILES_MARK} warp threadIdx.y transforms whole input tiles (every\n",
+            f"{indent}// tap column) in trips threadIdx.y, threadIdx.y + {alpha}, ...; every "
+            "trip's loads first.\n", f"{indent}{{\n"]
+    rounds = range(trips // alpha)
+
+    def trip_block(r: int, decls: str, code: str) -> list[str]:
+        """Trip r * alpha + warp of the tile loop: its declarations, then code on its array."""
+        code = regex.sub(rf"\b{array}\b", f"{array}_{r}", code)
+        return [f"{inner}{{\n", f"{inner}  int {trip} = {r * alpha} + ((int)threadIdx.y);\n",
+                reindent(decls, indent_of(decls, 0), inner + "  "),
+                reindent(code, indent_of(code, 0), inner + "  "), f"{inner}}}\n"]
+
+    for r in rounds:
+        text.append(inner + regex.sub(rf"\b{array}\b", f"{array}_{r}", array_decl) + "\n")
+        text += trip_block(r, parts[0][0], load)
+    for r in rounds:
+        for decls, _, _, _, transform in parts:
+            text += trip_block(r, decls, transform)
+    text += [f"{indent}}}\n", f"{indent}{SYNCTHREADS}\n"]
+    head = _SPECIALISED.sub("", body[:switch.start()]).replace(
+        _SYNC_FREE_NOTE, "// (whole tiles per warp, below: a block barrier follows).\n")
+    return Kernel(fused.name, fused.launch_bounds, fused.params,
+                  head + "".join(text) + body[barrier.end():])
+

@@ -1,0 +1,94 @@
+"""Whole input tiles per thread in the full kernel's ITrans (reconstructor.whole_tiles) on TVM
+output. That it computes the same V as TVM's code: test_specialise's host run."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from dataclasses import asdict
+from pathlib import Path
+
+import pytest
+import regex
+from stored_sources import full_kernel, stored
+
+from reconstructor.errors import ReconstructError
+from reconstructor.pipeline import reconstruct
+from reconstructor.whole_tiles import WHOLE_TILES_MARK, takes_whole_tiles, whole_tile_itrans
+
+SWITCH = "switch ((int)threadIdx.y)"
+TRIP = regex.compile(r"^[ ]*int it_\w+ = (\d+) \+ \(\(int\)threadIdx\.y\);$", regex.M)
+ALPHA = 4
+# 32 tiles x 64 channels per block in 16-byte groups: 8 trips of 32 lanes, 2 per warp.
+TRIPS = 8
+
+
+@pytest.fixture(scope="module")
+def one_chunk() -> tuple[str, list[dict]]:
+    """fp16 m=2 with TB_K = C (one channel chunk): three tile blocks, the last one partial;
+    fp16 accumulators, so that the M slice fits in V's and the kernel can persist."""
+    from wino_tvm.codegen import generate
+    from wino_tvm.config import KernelConfig
+    from wino_tvm.schedule import scheduled_module
+    from wino_tvm.workload import Conv2dWorkload
+
+    wl = Conv2dWorkload(2, 11, 13, 64, 32, dtype="fp16", m=2, accum="fp16")
+    proto = generate(scheduled_module(wl, KernelConfig(32, 32, 64, fusion="full")))
+    return proto.source, [asdict(k) for k in proto.launches]
+
+
+def itrans_part(body: str) -> str:
+    start = body.index(WHOLE_TILES_MARK)
+    return body[start:body.index("__syncthreads();", start)]
+
+
+@pytest.mark.parametrize("persist", [False, True])
+def test_each_warp_transforms_whole_tiles_of_its_own_trips(one_chunk, persist: bool) -> None:
+    body = full_kernel(reconstruct(*one_chunk, "full", persist=persist).source).body
+    assert SWITCH not in body
+    part = itrans_part(body)
+    # Warp w runs trips w and w + 4: together every trip once.
+    starts = [int(s) for s in TRIP.findall(part)]
+    assert sorted({s + w for s in starts for w in range(ALPHA)}) == list(range(TRIPS))
+    # One copy of a tile's 16 loads per trip of the warp, each trip into its own array.
+    assert part.count("x_ptr") == 16 * TRIPS // ALPHA
+    assert len(set(regex.findall(r"\bit_d_local_ptr_\d+\b", part))) == TRIPS // ALPHA
+    # All of a warp's loads come before its first transform (they are in flight together).
+    assert part.rindex("x_ptr") < part.index("it_dB_local_ptr")
+    # The warps write each other's V columns: a block barrier, not a warp barrier, follows.
+    assert "__sync" not in part and part.rstrip(" ").endswith("}\n")
+
+
+def test_warp_groups_wait_for_their_own_group(one_chunk) -> None:
+    body = full_kernel(reconstruct(*one_chunk, "full", persist=True, groups=2).source).body
+    after = body[body.index(WHOLE_TILES_MARK):]
+    barrier = regex.search(r"__syncthreads\(\);|__syncwarp\(\);|bar\.sync[^;]*;", after)
+    assert barrier.group() == 'bar.sync %0, 128;'  # the group's named barrier
+
+
+@pytest.mark.parametrize("name", ["fp16-m2", "int8-m2"])
+def test_chunked_and_int8_kernels_keep_the_warp_cases(name: str) -> None:
+    """The stored configs stage V per channel chunk (TB_K < C): each chunk's V slice is
+    rewritten while other warps may still read the last one, so the sync-free cases stay."""
+    body = full_kernel(reconstruct(*stored(name), "full").source).body
+    assert SWITCH in body and WHOLE_TILES_MARK not in body
+    assert not takes_whole_tiles(full_kernel(reconstruct(*stored(name), "full").source))
+
+
+def test_a_kernel_without_warp_cases_is_refused(one_chunk) -> None:
+    plain = full_kernel(reconstruct(*one_chunk, "full", specialise=False).source)
+    assert not takes_whole_tiles(plain)
+    with pytest.raises(ReconstructError, match=r"^whole_tile_itrans: .* not one per-warp switch"):
+        whole_tile_itrans(plain, ALPHA)
+
+
+@pytest.mark.nvcc
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not on PATH")
+@pytest.mark.parametrize(("persist", "groups"), [(False, 1), (True, 1), (True, 2)])
+def test_whole_tile_kernels_compile(one_chunk, tmp_path: Path, persist: bool, groups: int) -> None:
+    path = tmp_path / "full.cu"
+    path.write_text(reconstruct(*one_chunk, "full", persist=persist, groups=groups).source)
+    proc = subprocess.run(["nvcc", "-std=c++17", "-O3", "-arch=sm_90", "-cubin", "-o",
+                           str(path.with_suffix(".cubin")), str(path)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
