@@ -36,6 +36,10 @@ SPECIALISE_MAX_ALPHA = 4
 # (0.88-0.96x) nor for m=4 (unspecialised: fp16 0.96x, int8 168 -> 254 registers; specialised:
 # 82 KB of SASS already).
 ITRANS_UNROLL = 4
+# With one channel chunk (TB_K = C) the fp16 m=2 full kernel's warps transform whole input tiles
+# instead of one tap column each (reconstructor.whole_tiles), in place of the tile loop's
+# unrolling: on the H100 1.14-1.16x for the 4-warp 32/64 kernels (960^2 302.2 -> 259.5 us),
+# 1.05x and 1.12x for 2- and 4-group kernels (bench/results/h100/whole_tiles_ab/, same run).
 # The full kernel's OTrans loop is unrolled at alpha 4 (m=2): its residual loads then overlap,
 # which matters most where one block fills an SM (fp16 accumulators, TB_N 64: 221 KB of shared
 # memory, 4 warps). Hand-edited A/Bs on the H100 (bench/results/h100/otrans_unroll_ab/): by 4,
@@ -43,11 +47,6 @@ ITRANS_UNROLL = 4
 # 0.98-1.04x; by 8 a further 1.00-1.10x with the epilogue (960^2 528 -> 479 us) but 0.99x
 # without; whole loops less. Not for m=4 (int8 m=4 0.92x by 4).
 OTRANS_UNROLL = 4
-# With one channel chunk (TB_K = C) the fp16 m=2 full kernel's warps transform whole input tiles
-# instead of one tap column each (reconstructor.whole_tiles): hand-edited A/B on the H100
-# (bench/results/h100/itile_ab/), 1.05-1.13x with the trips loaded in turn (960^2 32/64:
-# 305.2 -> 270.3 us; grouped 16/64 and 16/32 1.05x, 1.10x), 1.18-1.20x for the 32/64 kernels
-# with every trip's loads first, the form the pass writes. It replaces the tile loop's unrolling.
 OTRANS_UNROLL_RESIDUAL = 8  # when OTrans reads a residual
 
 
