@@ -78,7 +78,10 @@ def _split_case(case: str) -> tuple[str, str, str, int, str]:
     reads = list(_INPUT.finditer(inner))
     if not reads:
         raise ReconstructError("the tile loop does not read the input x")
-    cut = inner.index("\n", _TILE_STORE.search(inner, reads[-1].start()).end()) + 1
+    store = _TILE_STORE.search(inner, reads[-1].start())
+    if store is None:
+        raise ReconstructError("the last input load does not fill a tile array")
+    cut = inner.index("\n", store.end()) + 1
     return "".join(decl_lines), loop.var, inner[:cut], loop.extent, inner[cut:]
 
 
