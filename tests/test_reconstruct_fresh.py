@@ -13,6 +13,7 @@ import pytest
 from reconstructor.barriers import barrier_sites
 from reconstructor.cblocks import find_loops
 from reconstructor.pipeline import FUSIONS, reconstruct
+from reconstructor.whole_tiles import WHOLE_TILES_MARK
 from wino_tvm.codegen import generate
 from wino_tvm.config import KernelConfig
 from wino_tvm.schedule import scheduled_module
@@ -108,8 +109,11 @@ def test_persistent_full_kernels(rebuilt, dtype, m, epilogue, groups):
     assert re.sub(r"//.*", "", body).count("blockIdx.x") == 1  # only the first tile block
     step = "(int)gridDim.x" + (f" * {groups}" if groups > 1 else "")
     assert f"tile_block += {step};" in body
-    # Each group's block barriers are its own named barrier (1 + threadIdx.z).
-    assert body.count(f'"bar.sync %0, {32 * wl.alpha};"') == (3 if groups > 1 else 0)
+    # Each group's block barriers are its own named barrier (1 + threadIdx.z); one more after
+    # ITrans where its warps transform whole tiles (fp16 m=2, reconstructor.whole_tiles).
+    whole = WHOLE_TILES_MARK in body
+    assert whole == (dtype == "fp16" and m == 2)
+    assert body.count(f'"bar.sync %0, {32 * wl.alpha};"') == (3 + whole if groups > 1 else 0)
     _check_forward(wl, cfg, r, dtype, "full")
 
 
@@ -145,10 +149,13 @@ def _check_forward(wl, cfg, r, dtype, fusion):
         # U staged per block goes through cp.async (reconstructor.async_copy).
         assert ("cp.async.cg.shared.global" in fused) == (cfg.u_smem and not cfg.persist)
         # Block barriers only around the accumulator hand-off (and, persistent, before the
-        # next tile block's V overwrites M), never inside the channel loop; with warp groups
-        # those are the groups' named barriers, and one block barrier follows U's staging.
+        # next tile block's V overwrites M; with whole-tile ITrans, fp16 m=2 and one channel
+        # chunk, after ITrans), never inside the channel loop; with warp groups those are the
+        # groups' named barriers, and one block barrier follows U's staging.
+        whole = WHOLE_TILES_MARK in fused
+        assert whole == (dtype == "fp16" and wl.m == 2 and cfg.tb_k == wl.c)
         sites = [s.call for s in barrier_sites(r.source) if s.kernel == gemm]
-        assert sites.count("__syncthreads") == (1 if cfg.groups > 1 else 2 + cfg.persist)
+        assert sites.count("__syncthreads") == (1 if cfg.groups > 1 else 2 + cfg.persist + whole)
         assert r.forward_launches[0]["shared_bytes"] == cfg.smem_bytes(wl)
     if fusion != "none":
         # The channel loop (or the body, with one chunk) up to the accumulator store: the
