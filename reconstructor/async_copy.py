@@ -16,6 +16,7 @@ from .cblocks import indent_of, line_span
 from .errors import ReconstructError
 from .passes import (
     _IDENT,
+    _INT_DECL,
     _VEC_COPY,
     _VECTOR_BYTES,
     SHMEM_MARK,
@@ -30,7 +31,6 @@ from .source import Kernel
 
 WAIT = 'asm volatile("cp.async.wait_group 0;\\n" ::);'
 COMMIT = 'asm volatile("cp.async.commit_group;\\n" ::);'
-_INT_DECL = regex.compile(r"[ ]*int \w+ = [^;]*;\n")
 
 
 def _async_copy(match: regex.Match) -> str:

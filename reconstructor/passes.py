@@ -29,6 +29,8 @@ SHMEM_KERNEL = "itrans_bgemm_shmem_kernel"
 LLC_KERNEL = "itrans_bgemm_llc_kernel"
 # The comments opening ITrans's part of the fused kernels (reconstructor.specialise finds it).
 SHMEM_MARK = "PKF-Shmem:"
+# How PKF-Shmem's comment says why ITrans needs no block barrier (whole_tiles rewrites it).
+SYNC_FREE_NOTE = "(each warp fills only its own tap column, so a warp barrier suffices)."
 LLC_MARK = "PKF-LLC:"
 # ITrans's locals get this prefix in a fused kernel, so they cannot clash with the BGEMM's.
 PREFIX = "it_"
@@ -63,6 +65,8 @@ _SCALAR_COPY = regex.compile(
 _VEC_PTR = regex.compile(rf"^\((?P<base>{_BASE})(?: \+ (?P<index>.+))?\)$")
 _SCALAR_PTR = regex.compile(rf"^(?P<base>{_BASE})\[(?P<index>.+)\]$")
 _CAST_BASE = regex.compile(r"^\(\((?P<cast>[\w ]+)\*\)(?P<name>\w+)\)$")
+# One `int name = value;` line, as TVM declares its index locals.
+_INT_DECL = regex.compile(r"[ ]*int (?P<name>\w+) = (?P<value>[^;]*);\n")
 _SCALAR_BYTES = {"half": 2, "signed char": 1, "unsigned char": 1, "float": 4, "int": 4}
 _VECTOR_BYTES = {"uint4": 16, "int4": 16, "uint2": 8, "int2": 8, "float4": 16, "float2": 8}
 Block = tuple[int, int, int]
@@ -482,8 +486,7 @@ def fuse_shmem(itrans: Kernel, bgemm: Kernel, itrans_launch: Launch,
     _check_v_layout(it, bg, bgemm_launch.block, bgemm_launch.grid[0], v_off)
     _check_compute_slots(it, bg, bgemm_launch.block, v_off)
     comment = (f"{SHMEM_MARK} {itrans.name} for channel chunk {bg.chunk}, written straight into "
-               "the V slice\n(each warp fills only its own tap column, so a warp barrier "
-               "suffices).")
+               f"the V slice\n{SYNC_FREE_NOTE}")
     part = it.compute + indent_of(it.kernel.body, 0) + SYNCWARP + "\n"
     body = _splice(it, bg, part, False, v_off * size, comment)
     kernel = Kernel(SHMEM_KERNEL, bgemm.launch_bounds, _fused_params(itrans, bgemm, {V}), body)

@@ -30,7 +30,8 @@ _FUSE = {"shmem": fuse_shmem, "llc": fuse_llc}
 # rose from 4.95 to 8.56 (bench/results/h100/specialise_ab/, docs/sass/counts.txt). So by
 # default only up to alpha 4.
 SPECIALISE_MAX_ALPHA = 4
-# The full kernel's specialised fp16 ITrans tile loop runs `#pragma unroll 4`: on the H100 that was
+# The full kernel's specialised fp16 ITrans tile loop runs `#pragma unroll 4` (now only with
+# several channel chunks; with one, whole tiles below take its place): on the H100 that was
 # 1.08-1.26x faster at 960^2 m=2, 1.00-1.10x at 224^2 (bench/results/h100/pad_unroll_ab/
 # ab_5d55812.jsonl; 2 gave less, whole loops less with U from L2, unroll_ab/). Not for int8 m=2
 # (0.88-0.96x) nor for m=4 (unspecialised: fp16 0.96x, int8 168 -> 254 registers; specialised:

@@ -27,6 +27,8 @@ from .launch import Launch
 from .passes import _DECLARED, _LOCAL_ARRAY, _SHARED_DECL, LLC_MARK, SHMEM_MARK, _named
 from .source import Kernel
 
+SPECIALISE_MARK = "Warp specialisation:"
+SWITCH_HEAD = "switch ((int)threadIdx.y) {"
 _WARP = regex.compile(r"\(\(int\)threadIdx\.y\)")
 _SELECT = regex.compile(r"\(\(int\)threadIdx\.y\) == (?P<n>\d+)\)")
 _BARRIER = regex.compile(r"\b__sync(?:threads|warp)\(\);")
@@ -143,9 +145,9 @@ def _check_region(body: str, start: int, end: int, alpha: int, what: str) -> Non
 
 def _switch(region: str, alpha: int, indent: str) -> str:
     """region as a switch over the warp index, one specialised case per tap column."""
-    lines = [f"{indent}// Warp specialisation: warp threadIdx.y computes tap column w only, so\n",
+    lines = [f"{indent}// {SPECIALISE_MARK} warp threadIdx.y computes tap column w only, so\n",
              f"{indent}// B's column is a constant per case (no selects, no products with 0).\n",
-             f"{indent}switch ((int)threadIdx.y) {{\n"]
+             f"{indent}{SWITCH_HEAD}\n"]
     for warp in range(alpha):
         lines.append(f"{indent}case {warp}: {{\n")
         lines.append(reindent(specialise_case(region, warp), indent, indent + "  "))

@@ -17,31 +17,33 @@ import regex
 
 from .cblocks import enclosing_loops, find_loops, indent_of, line_span, reindent
 from .errors import ReconstructError
-from .passes import SYNCTHREADS, _declared, _named
+from .passes import _INT_DECL, SYNC_FREE_NOTE, SYNCTHREADS, _declared, _named
 from .source import Kernel
+from .specialise import SPECIALISE_MARK, SWITCH_HEAD
 
-SWITCH = regex.compile(r"^(?P<i>[ ]*)switch \(\(int\)threadIdx\.y\) \{\n", regex.M)
+SWITCH = regex.compile(rf"^(?P<i>[ ]*){regex.escape(SWITCH_HEAD)}\n", regex.M)
 WHOLE_TILES_MARK = "Whole tiles:"
-_SPECIALISED = regex.compile(r"^[ ]*// Warp specialisation: .*\n(?:[ ]*// .*\n)?", regex.M)
-_SYNC_FREE_NOTE = "// (each warp fills only its own tap column, so a warp barrier suffices).\n"
+_SPECIALISED = regex.compile(rf"^[ ]*// {regex.escape(SPECIALISE_MARK)} .*\n(?:[ ]*// .*\n)?",
+                             regex.M)
 _IDENTIFIER = regex.compile(r"(?<![\w.])[A-Za-z_]\w*")
-_INT_DECL = regex.compile(r"[ ]*int (?P<name>\w+) = (?P<value>[^;]*);\n")
 # `*(uint4*)(it_d_local_ptr + 8) = ...;`: the loads fill the input-tile array by vectors.
 _TILE_STORE = regex.compile(r"^[ ]*\*\([\w ]+\*\)\((?P<name>\w+) \+ \d+\) = ", regex.M)
 _INPUT = regex.compile(r"\bx_ptr\b")
 
 
-def _switch(body: str) -> regex.Match | None:
-    """specialise's per-warp switch of the ITrans part, if the kernel has exactly one."""
+def _once_per_tile_block(body: str) -> regex.Match | None:
+    """specialise's per-warp switch of the ITrans part if the kernel has exactly one and it
+    lies outside every loop (one channel chunk), else None."""
     found = list(SWITCH.finditer(body))
-    return found[0] if len(found) == 1 else None
+    if len(found) != 1 or enclosing_loops(find_loops(body), found[0].start()):
+        return None
+    return found[0]
 
 
 def takes_whole_tiles(fused: Kernel) -> bool:
     """Whether fused's ITrans is specialised per warp and runs once per tile block (not per
     channel chunk), the case the pass rewrites."""
-    switch = _switch(fused.body)
-    return switch is not None and not enclosing_loops(find_loops(fused.body), switch.start())
+    return _once_per_tile_block(fused.body) is not None
 
 
 def _cases(body: str, switch: regex.Match) -> tuple[list[str], int]:
@@ -102,10 +104,10 @@ def whole_tile_itrans(fused: Kernel, alpha: int) -> Kernel:
     """fused (its ITrans specialised per warp, once per tile block) with warp w transforming
     whole input tiles in trips w, w + alpha, ... of the tile loop, and a block barrier after."""
     body = fused.body
-    if not takes_whole_tiles(fused):
+    switch = _once_per_tile_block(body)
+    if switch is None:
         raise ReconstructError(f"{fused.name}: ITrans is not one per-warp switch outside the "
                                "channel loop (specialised, TB_K = C)")
-    switch = _switch(body)
     cases, switch_end = _cases(body, switch)
     if len(cases) != alpha:
         raise ReconstructError(f"{len(cases)} warp cases for {alpha} warps")
@@ -151,7 +153,7 @@ def whole_tile_itrans(fused: Kernel, alpha: int) -> Kernel:
             text += trip_block(r, decls, transform)
     text += [f"{indent}}}\n", f"{indent}{SYNCTHREADS}\n"]
     head = _SPECIALISED.sub("", body[:switch.start()]).replace(
-        _SYNC_FREE_NOTE, "// (whole tiles per warp, below: a block barrier follows).\n")
+        SYNC_FREE_NOTE, "(whole tiles per warp, below: a block barrier follows).")
     return Kernel(fused.name, fused.launch_bounds, fused.params,
                   head + "".join(text) + body[barrier.end():])
 

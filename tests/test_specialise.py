@@ -344,16 +344,8 @@ def test_fresh_specialised_itrans_computes_the_same_v(fresh, tmp_path: Path, nam
 @pytest.mark.slow
 @pytest.mark.nvcc
 @pytest.mark.skipif(not HAS_NVCC, reason="nvcc not on PATH")
-def test_whole_tile_itrans_computes_the_same_v(tmp_path: Path) -> None:
+def test_whole_tile_itrans_computes_the_same_v(one_chunk, tmp_path: Path) -> None:
     """With one channel chunk the full kernel's warps transform whole tiles
     (reconstructor.whole_tiles); together they write TVM's V slice."""
-    from wino_tvm.codegen import generate
-    from wino_tvm.config import KernelConfig
-    from wino_tvm.schedule import scheduled_module
-    from wino_tvm.workload import Conv2dWorkload
-
-    wl = Conv2dWorkload(2, 11, 13, 64, 32, dtype="fp16", m=2)
-    proto = generate(scheduled_module(wl, KernelConfig(32, 32, 64, fusion="full")))
-    source, launches = proto.source, [asdict(k) for k in proto.launches]
-    assert WHOLE_TILES_MARK in reconstruct(source, launches, "full").source
-    _check_same_v(tmp_path, source, launches)
+    assert WHOLE_TILES_MARK in reconstruct(*one_chunk, "full").source
+    _check_same_v(tmp_path, *one_chunk)

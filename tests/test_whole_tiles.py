@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -21,20 +20,6 @@ TRIP = regex.compile(r"^[ ]*int it_\w+ = (\d+) \+ \(\(int\)threadIdx\.y\);$", re
 ALPHA = 4
 # 32 tiles x 64 channels per block in 16-byte groups: 8 trips of 32 lanes, 2 per warp.
 TRIPS = 8
-
-
-@pytest.fixture(scope="module")
-def one_chunk() -> tuple[str, list[dict]]:
-    """fp16 m=2 with TB_K = C (one channel chunk): three tile blocks, the last one partial;
-    fp16 accumulators, so that the M slice fits in V's and the kernel can persist."""
-    from wino_tvm.codegen import generate
-    from wino_tvm.config import KernelConfig
-    from wino_tvm.schedule import scheduled_module
-    from wino_tvm.workload import Conv2dWorkload
-
-    wl = Conv2dWorkload(2, 11, 13, 64, 32, dtype="fp16", m=2, accum="fp16")
-    proto = generate(scheduled_module(wl, KernelConfig(32, 32, 64, fusion="full")))
-    return proto.source, [asdict(k) for k in proto.launches]
 
 
 def itrans_part(body: str) -> str:
@@ -70,9 +55,9 @@ def test_warp_groups_wait_for_their_own_group(one_chunk) -> None:
 def test_chunked_and_int8_kernels_keep_the_warp_cases(name: str) -> None:
     """The stored configs stage V per channel chunk (TB_K < C): each chunk's V slice is
     rewritten while other warps may still read the last one, so the sync-free cases stay."""
-    body = full_kernel(reconstruct(*stored(name), "full").source).body
-    assert SWITCH in body and WHOLE_TILES_MARK not in body
-    assert not takes_whole_tiles(full_kernel(reconstruct(*stored(name), "full").source))
+    kernel = full_kernel(reconstruct(*stored(name), "full").source)
+    assert SWITCH in kernel.body and WHOLE_TILES_MARK not in kernel.body
+    assert not takes_whole_tiles(kernel)
 
 
 def test_a_kernel_without_warp_cases_is_refused(one_chunk) -> None:
