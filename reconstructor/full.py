@@ -186,16 +186,28 @@ def _rows_in_registers(body: str, outer, store, base: str, index: str, ld: int,
 
 
 def _drop_zero_rows(tail: str, view: str, row_stride: int, kept: set[int]) -> str:
-    """OTrans's reads of staged M rows outside kept (zero after _rows_in_registers) as 0."""
-    read = regex.compile(BALANCED + r"(?P<cast>\(\(float\))?" + regex.escape(view)
-                         + r"(?P<index>(?&brk))(?(cast)\))")
+    """OTrans's reads of staged M rows outside kept (zero after _rows_in_registers) as 0: scalar
+    reads `((float)view[i])` and the vector reads `*(floatN*)(view + i)` of its tap copy."""
+    read = regex.compile(
+        BALANCED + r"(?:(?P<cast>\(\(float\))?" + regex.escape(view) + r"(?P<index>(?&brk))"
+        r"(?(cast)\))|\*\((?P<vtype>float(?P<lanes>[24]))\*\)\(" + regex.escape(view)
+        + r" \+ (?P<vindex>(?&bal))\))"
+    )
 
     def zero(match: regex.Match) -> str:
-        index = match["index"][1:-1]
+        index = (match["index"] or match["vindex"])[1:-1]
         row = compile_int_expr(index)(dict.fromkeys(identifiers(index), 0)) // row_stride
-        return match.group() if row in kept else "0x0p+0f"
+        if row in kept:
+            return match.group()
+        if match["vtype"]:
+            return f"make_{match['vtype']}({', '.join(['0x0p+0f'] * int(match['lanes']))})"
+        return "0x0p+0f"
 
-    return read.sub(zero, tail)
+    dropped = read.sub(zero, tail)
+    if dropped.count(view) != len(list(read.finditer(dropped))):
+        raise ReconstructError(f"OTrans reads the staged M ({view}) in a form other than "
+                               "((float)M[i]) or *(floatN*)(M + i)")
+    return dropped
 
 
 def _adapt(ot: _Otrans, text: str, buffer: str, taken: set[str]) -> str:
