@@ -37,9 +37,9 @@ def schedule_otrans(sch: s_tir.Schedule, wl: Conv2dWorkload, cfg: KernelConfig) 
     t_o = sch.fuse(b, r_o)
     sch.bind(t_o, "blockIdx.x")
     sch.bind(k_o, "blockIdx.y")
-    # Producers and the staged M slice are placed before the thread split: the split is not
-    # exact (TB_M * TB_N pairs over 32 * alpha threads), and regions derived after it would be
-    # over-approximated (24 staged rows instead of 16).
+    # Producers, the staged M slice and the thread's taps are placed before the thread split: the
+    # split is not exact (TB_M * TB_N / 2 pairs over 32 * alpha threads), and regions derived
+    # after it would be over-approximated (24 staged rows instead of 16).
     for producer in ("Y_tile", "MA"):
         block = sch.get_sblock(producer)
         sch.compute_at(block, k_i)
@@ -48,13 +48,13 @@ def schedule_otrans(sch: s_tir.Schedule, wl: Conv2dWorkload, cfg: KernelConfig) 
     sch.compute_at(copy, k_o)
     bind_warp_copy(sch, copy, cfg.vec // ACCUMULATOR_BYTES[wl.accum])
     sch.storage_align(copy, 0, axis=-2, factor=cfg.m_row_elems(wl), offset=0)
+    # The thread's taps, copied from shared M with the channel pair innermost, vectorised.
+    taps = sch.cache_read(sch.get_sblock("MA"), 0, "local")
+    sch.compute_at(taps, k_i)
     # Channel pairs fastest across lanes: M reads from shared and y writes both coalesce.
     _, warp, lane = sch.split(sch.fuse(t_i, k_i), [None, wl.alpha, WARP_SIZE])
     sch.bind(warp, "threadIdx.y")
     sch.bind(lane, "threadIdx.x")
-    # The thread's taps, copied from shared M with the channel pair innermost, vectorised.
-    taps = sch.cache_read(sch.get_sblock("MA"), 0, "local")
-    sch.compute_at(taps, lane)
     for block in ("Y_tile", "MA"):
         for loop in sch.get_loops(sch.get_sblock(block))[5:]:
             sch.unroll(loop)
