@@ -69,6 +69,11 @@ def rebuilt():
     return out
 
 
+def _accesses(name: str, body: str) -> bool:
+    """body indexes name, scalar (`name[i]`) or vectorised (`*(half2*)(name + i)`)."""
+    return re.search(rf"(?<![\w.]){name}(?:\[| \+ )", body) is not None
+
+
 def _body(source: str, kernel: str) -> str:
     head = re.search(rf'^extern "C" __global__ void __launch_bounds__\(\d+\) {kernel}\(.*\{{$',
                      source, re.M)
@@ -95,7 +100,7 @@ def test_forward_kernels_with_epilogue(rebuilt, dtype, m, tb_m, fusion):
     last = r.forward_launches[-1]
     assert {"bias", "residual", "y"} <= set(last["params"])
     body = _body(r.source, last["name"])
-    assert "bias_ptr[" in body and "residual_ptr[" in body and "max(" in body
+    assert _accesses("bias_ptr", body) and _accesses("residual_ptr", body) and "max(" in body
     _check_forward(wl, cfg, r, dtype, fusion)
 
 
@@ -127,9 +132,9 @@ def test_forward_kernels_scaled_output(rebuilt, m, y_dtype, fusion):
     assert "/ y_scale_ptr[0]" in body
     y_type = {"int8": "signed char", "fp16": "half"}[y_dtype]
     assert re.search(rf"{re.escape(y_type)}\* __restrict__ y_ptr", r.source)
-    # int8: rounded to nearest even and saturated to +-127.
-    stores = [line for line in body.splitlines() if re.match(r"\s*y_ptr\[", line)]
-    assert stores and all(("nearbyintf(" in line) == (y_dtype == "int8") for line in stores)
+    # int8: rounded to nearest even and saturated to +-127; y is stored two channels at a time.
+    assert re.search(rf"\*\({'char2' if y_dtype == 'int8' else 'half2'}\*\)\(y_ptr \+ ", body)
+    assert ("nearbyintf(" in body) == (y_dtype == "int8")
     _check_forward(wl, cfg, r, "int8", fusion)
 
 
@@ -145,7 +150,7 @@ def _check_forward(wl, cfg, r, dtype, fusion):
         params = set(r.forward_launches[0]["params"])
         assert params == ({"x", "U", "y"} | ({"U_scale"} if dtype == "int8" else set())
                           | set(wl.forward_inputs))
-        assert "M_ptr" not in fused and "mma_sync" in fused and "y_ptr[" in fused
+        assert "M_ptr" not in fused and "mma_sync" in fused and _accesses("y_ptr", fused)
         # U staged per block goes through cp.async (reconstructor.async_copy).
         assert ("cp.async.cg.shared.global" in fused) == (cfg.u_smem and not cfg.persist)
         # Block barriers only around the accumulator hand-off (and, persistent, before the
