@@ -38,6 +38,9 @@ PERSIST_CASES = [(d, m, ep, 1) for d in ("fp16", "int8") for m in (2, 4) for ep 
                  if not ep or (d, m) == ("fp16", 2)]
 # Warp groups sharing U (KernelConfig.groups): alpha 4 and 6 warps per group, both dtypes.
 PERSIST_CASES += [("fp16", 2, EPILOGUE, 2), ("int8", 4, (), 3)]
+# The epilogue and scaled-output variants take two channels per OTrans thread (vectorised M
+# loads and y stores), the others one.
+OT_CHANNELS_EPILOGUE = 2
 NVCC = ["nvcc", "-std=c++17", "-O3", "-c", "-gencode", "arch=compute_80,code=sm_80",
         "-gencode", "arch=compute_90,code=sm_90", "-diag-suppress=177,1046"]
 
@@ -53,16 +56,19 @@ def rebuilt():
     for (dtype, m, tb_m), u_smem, epilogue, y_dtype in variants:
         wl = Conv2dWorkload(*SHAPE, dtype=dtype, m=m, epilogue=epilogue, out=y_dtype)
         # The schedules do not depend on the fusion: one prototype serves all five.
-        proto = generate(scheduled_module(wl, KernelConfig(tb_m=tb_m, u_smem=u_smem)))
+        oc = OT_CHANNELS_EPILOGUE if epilogue or y_dtype else 1
+        proto = generate(scheduled_module(
+            wl, KernelConfig(tb_m=tb_m, u_smem=u_smem, ot_channels=oc)))
         launches = [asdict(k) for k in proto.launches]
         for fusion in FUSIONS:
-            cfg = KernelConfig(tb_m=tb_m, fusion=fusion, u_smem=u_smem)
+            cfg = KernelConfig(tb_m=tb_m, fusion=fusion, u_smem=u_smem, ot_channels=oc)
             key = (dtype, m, tb_m, fusion, *([] if u_smem else ["ul2"]),
                    *(["ep"] if epilogue else []), *([f"out_{y_dtype}"] if y_dtype else []))
             out[key] = (wl, cfg, reconstruct(proto.source, launches, fusion))
     for dtype, m, epilogue, groups in PERSIST_CASES:
         wl = Conv2dWorkload(*PERSIST_SHAPE, dtype=dtype, m=m, epilogue=epilogue)
-        cfg = KernelConfig(16, 16, 64, fusion="full", persist=True, groups=groups)
+        cfg = KernelConfig(16, 16, 64, fusion="full", persist=True, groups=groups,
+                           ot_channels=OT_CHANNELS_EPILOGUE if epilogue else 1)
         proto = generate(scheduled_module(wl, cfg))
         launches = [asdict(k) for k in proto.launches]
         out[(dtype, m, 16, "full", "pb", f"g{groups}", *(["ep"] if epilogue else []))] = (
@@ -75,6 +81,10 @@ def _accesses(name: str, body: str) -> bool:
     return re.search(rf"(?<![\w.]){name}(?:\[| \+ )", body) is not None
 
 
+def _stores_scalar_y(body: str) -> bool:
+    return re.search(r"^\s*y_ptr\[", body, re.M) is not None
+
+
 def _body(source: str, kernel: str) -> str:
     head = re.search(rf'^extern "C" __global__ void __launch_bounds__\(\d+\) {kernel}\(.*\{{$',
                      source, re.M)
@@ -84,6 +94,8 @@ def _body(source: str, kernel: str) -> str:
 @pytest.mark.parametrize(("dtype", "m", "tb_m", "fusion"), CASES)
 def test_forward_kernels(rebuilt, dtype, m, tb_m, fusion):
     wl, cfg, r = rebuilt[(dtype, m, tb_m, fusion)]
+    # One channel per OTrans thread: y stored one element at a time.
+    assert _stores_scalar_y(_body(r.source, r.forward_launches[-1]["name"]))
     _check_forward(wl, cfg, r, dtype, fusion)
 
 
@@ -102,6 +114,8 @@ def test_forward_kernels_with_epilogue(rebuilt, dtype, m, tb_m, fusion):
     assert {"bias", "residual", "y"} <= set(last["params"])
     body = _body(r.source, last["name"])
     assert _accesses("bias_ptr", body) and _accesses("residual_ptr", body) and "max(" in body
+    y_pair = {"fp16": "half2", "int8": "float2"}[dtype]
+    assert re.search(rf"\*\({y_pair}\*\)\(y_ptr \+ ", body) and not _stores_scalar_y(body)
     _check_forward(wl, cfg, r, dtype, fusion)
 
 

@@ -159,6 +159,17 @@ def test_config_name_round_trip():
         KernelConfig.parse("fp16-m4")
 
 
+def test_config_name_round_trip_ot_channels():
+    wl = Conv2dWorkload(1, 8, 8, 64, 64, dtype="fp16", m=2)
+    cfg = KernelConfig(16, 32, 64, fusion="full", persist=True, groups=2, ot_channels=2)
+    assert cfg.name(wl).endswith("-pb-g2-oc2") and KernelConfig.parse(cfg.name(wl))[1] == cfg
+    assert KernelConfig.parse(cfg.with_(ot_channels=1).name(wl))[1].ot_channels == 1
+    with pytest.raises(WinoError, match="not a wino-tvm config name"):
+        KernelConfig.parse(cfg.with_(ot_channels=1).name(wl) + "-oc1")  # 1 is never written
+    with pytest.raises(WinoError, match="an OTrans thread takes 1 or 2 adjacent channels"):
+        cfg.with_(ot_channels=4).validate(wl)
+
+
 def test_unknown_arch_refused():
     wl = Conv2dWorkload(1, 8, 8, 32, 32, dtype="fp16", m=4)
     with pytest.raises(WinoError, match="arch 'sm_70' is not supported"):

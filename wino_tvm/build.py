@@ -65,6 +65,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--groups", type=int, default=1,
                    help="with --persist: warp groups per block, sharing U, each computing its "
                         "own tile blocks with its own V/M staging")
+    p.add_argument("--ot-channels", type=int, default=1,
+                   help="adjacent output channels per OTrans thread: 2 vectorises its M loads "
+                        "and y stores (more registers; tuned)")
     p.add_argument("--arch", default="sm_90", choices=sorted(ARCH_DEVICE),
                    help="CUDA architecture to generate and compile for")
     p.add_argument("--out", type=Path, default=Path("artifacts/build"), help="artifact folder")
@@ -125,7 +128,8 @@ def _config(args: argparse.Namespace) -> tuple[Conv2dWorkload, KernelConfig]:
     except ValueError:
         raise WinoError(f"--frag {args.frag!r} must look like 16x16x16") from None
     cfg = KernelConfig(args.tb_m, args.tb_n, args.tb_k, fm, fn, fk, args.fusion,
-                       u_smem=not args.u_l2, persist=args.persist, groups=args.groups)
+                       u_smem=not args.u_l2, persist=args.persist, groups=args.groups,
+                       ot_channels=args.ot_channels)
     cfg.validate(wl, KNOWN_DEVICES[ARCH_DEVICE[args.arch]])
     return wl, cfg
 

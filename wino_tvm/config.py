@@ -26,6 +26,7 @@ WARP_SIZE = 32
 # 80 KB, 3 -> 2 blocks, 0.61x on the H100, bench/results/h100/pad_unroll_ab/), so there the V/U
 # pad stays.
 M_ROW_PAD = 8
+OT_CHANNELS = (1, 2)
 ASYNC_U_MIN_TB_M = 32
 
 
@@ -64,6 +65,7 @@ class KernelConfig:
     u_smem: bool = True  # stage U in shared memory; False: B fragments load from global (L2)
     persist: bool = False  # full kernel: stage U once, loop over tile blocks (can_persist())
     groups: int = 1  # persistent kernel: warp groups per block sharing U, each with its own V/M
+    ot_channels: int = 1  # adjacent output channels per OTrans thread (2: vectorised M and y)
 
     @property
     def fragment(self) -> tuple[int, int, int]:
@@ -86,6 +88,7 @@ class KernelConfig:
                 *([] if self.u_smem else ["ul2"]),
                 *(["pb"] if self.persist else []),
                 *([f"g{self.groups}"] if self.groups != 1 else []),
+                *([f"oc{self.ot_channels}"] if self.ot_channels != 1 else []),
             ]
         )
 
@@ -93,12 +96,16 @@ class KernelConfig:
     def parse(cls, name: str) -> tuple[dict, KernelConfig]:
         """Inverse of name(): ({'dtype', 'accum', 'm'}, config)."""
         parts = name.split("-")
+        # Optional tokens after the ten fixed ones, in name()'s order: ul2, or pb then
+        # g<groups> (groups > 1); then oc<channels> (channels > 1).
+        oc = parts.pop() if len(parts) > 10 and parts[-1].startswith("oc") else None
         extras = parts[10:]
         u_smem, persist = "ul2" not in extras, "pb" in extras
         try:
-            # Optional tokens, in name()'s order: ul2, or pb then g<groups> (groups > 1).
             groups = int(extras[1].removeprefix("g")) if extras[:1] == ["pb"] and extras[1:] else 1
-            if extras not in ([], ["ul2"], ["pb"], ["pb", f"g{groups}"]) or extras[1:] == ["g1"]:
+            ot_channels = int(oc.removeprefix("oc")) if oc else 1
+            if (extras not in ([], ["ul2"], ["pb"], ["pb", f"g{groups}"]) or extras[1:] == ["g1"]
+                    or oc == "oc1"):
                 raise ValueError(name)
             dtype, accum, m, tbm, tbn, tbk, frag, fusion, vec, pad = parts[:10]
             fm, fn, fk = (int(v) for v in frag.removeprefix("frag").split("x"))
@@ -115,6 +122,7 @@ class KernelConfig:
                 u_smem,
                 persist,
                 groups,
+                ot_channels,
             )
         except ValueError:
             raise WinoError(f"{name!r} is not a wino-tvm config name") from None
@@ -223,6 +231,9 @@ class KernelConfig:
                 f"and at most 1024 threads per block ({WARP_SIZE * wl.alpha} per group at "
                 f"m={wl.m}): drop it or use fewer groups"
             )
+        if self.ot_channels not in OT_CHANNELS:
+            out.append(f"ot_channels={self.ot_channels}: an OTrans thread takes "
+                       f"{' or '.join(map(str, OT_CHANNELS))} adjacent channels")
         if device is not None and self.smem_bytes(wl) > device.smem_per_block:
             out.append(
                 f"shared memory {self.smem_bytes(wl)} B exceeds {device.name}'s "

@@ -73,6 +73,8 @@ def _add_space_args(p: argparse.ArgumentParser) -> None:
                       help="1: persistent full kernel where it applies (--persist), 0: not")
     axes.add_argument("--groups", type=_ints, default=Axes.groups,
                       help="warp groups per persistent block, sharing U (--groups)")
+    axes.add_argument("--ot-channels", type=_ints, default=Axes.ot_channels,
+                      help="adjacent channels per OTrans thread (--ot-channels)")
     dev = p.add_argument_group("device limits (default: the GPU here)")
     dev.add_argument("--device", choices=sorted(KNOWN_DEVICES), help="use the known table")
     dev.add_argument("--sms", type=int, help="override: streaming multiprocessors")
@@ -138,7 +140,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def _axes(args: argparse.Namespace) -> Axes:
     return Axes(args.m, args.tb_m, args.tb_n, args.tb_k, args.frag, args.fusion, args.vec,
-                args.pad, args.u_smem, args.persist, args.groups)
+                args.pad, args.u_smem, args.persist, args.groups, args.ot_channels)
 
 
 def _workloads(args: argparse.Namespace) -> list[Conv2dWorkload]:

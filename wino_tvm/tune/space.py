@@ -16,6 +16,7 @@ from ..config import (
     ELEMENT_BYTES,
     FRAGMENTS,
     FUSIONS,
+    OT_CHANNELS,
     DeviceLimits,
     KernelConfig,
     artifact_name,
@@ -86,13 +87,18 @@ class Axes:
     # Warp groups sharing U in a persistent block; more than one only with persist (refused
     # elsewhere), as many as the shared memory holds (shared_memory refuses the rest).
     groups: tuple[int, ...] = (1, 2, 3, 4)
+    # Adjacent channels per OTrans thread: 2 vectorises its M loads and y stores, and can cost
+    # a block per SM in registers (bench/results/h100/ot_pairs_ab/).
+    ot_channels: tuple[int, ...] = OT_CHANNELS
 
     def configs(self) -> Iterator[KernelConfig]:
-        for tbm, tbn, tbk, frag, fusion, vec, pad, u_smem, persist, groups in itertools.product(
+        for (tbm, tbn, tbk, frag, fusion, vec, pad, u_smem, persist, groups,
+             ot_channels) in itertools.product(
             self.tb_m, self.tb_n, self.tb_k, self.fragments, self.fusions, self.vec, self.pad,
-            self.u_smem, self.persist, self.groups,
+            self.u_smem, self.persist, self.groups, self.ot_channels,
         ):
-            yield KernelConfig(tbm, tbn, tbk, *frag, fusion, vec, pad, u_smem, persist, groups)
+            yield KernelConfig(tbm, tbn, tbk, *frag, fusion, vec, pad, u_smem, persist, groups,
+                               ot_channels)
 
 
 DEFAULT_AXES = Axes()
