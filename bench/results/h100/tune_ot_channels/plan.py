@@ -1,31 +1,32 @@
 """Build the tuning batch of the ot_channels axis (CPU side, TVM): every tuned config the
-bench_full suite takes (not its fixed 32/32/32 tiles; int8 output shares the fp32 one's config),
-with its epilogue, at ot_channels 1 and 2, through python -m wino_tvm.tune build into one batch.
+bench_full suite takes (not its fixed 32/32/32 tiles; an int8 output shares the fp32 output's
+config), with its epilogue, at ot_channels 1 and 2, in one batch with its manifest. One process:
+each `python -m wino_tvm.tune build` call would pay TVM's import (~40 s) for two candidates.
 
 python bench/results/h100/tune_ot_channels/plan.py .gpu/tune_oc
 """
 
-import subprocess
+import dataclasses
 import sys
+from pathlib import Path
 
+from wino_tvm.artifact import commit_id
+from wino_tvm.config import KNOWN_DEVICES, OT_CHANNELS
 from wino_tvm.suites import FULL_TILES, bench_full
+from wino_tvm.tune.builder import build_batch
+from wino_tvm.tune.manifest import Manifest
+from wino_tvm.tune.space import Candidate
 
 
 def main(out: str) -> None:
-    for wl, cfg in bench_full():
-        if cfg == FULL_TILES or wl.out == "int8":
-            continue
-        cmd = [sys.executable, "-m", "wino_tvm.tune", "build",
-               "--workload", ",".join(map(str, (wl.n, wl.h, wl.w, wl.c, wl.k))),
-               "--dtype", wl.dtype, "--accum", wl.accum, "--epilogue", ",".join(wl.epilogue),
-               "--m", str(wl.m), "--tb-m", str(cfg.tb_m), "--tb-n", str(cfg.tb_n),
-               "--tb-k", str(cfg.tb_k), "--frag", "x".join(map(str, cfg.fragment)),
-               "--fusion", cfg.fusion, "--vec", str(cfg.vec), "--pad", str(cfg.pad),
-               "--u-smem", str(int(cfg.u_smem)), "--persist", str(int(cfg.persist)),
-               "--groups", str(cfg.groups), "--ot-channels", "1,2",
-               "--device", "h100", "--jobs", "2", "--out", out]
-        print(" ".join(cmd[3:]), flush=True)
-        subprocess.run(cmd, check=True)
+    candidates = [Candidate(wl, cfg.with_(ot_channels=oc))
+                  for wl, cfg in bench_full() if cfg != FULL_TILES and wl.out != "int8"
+                  for oc in OT_CHANNELS]
+    entries = build_batch(candidates, Path(out), "sm_90", jobs=2)
+    Manifest(tuple(entries), "sm_90", commit_id(),
+             dataclasses.asdict(KNOWN_DEVICES["h100"])).write(Path(out))
+    print(f"{out}: {len(entries)} candidates ({sum(not e.built for e in entries)} failed)")
+
 
 if __name__ == "__main__":
     main(sys.argv[1])
