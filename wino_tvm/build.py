@@ -109,7 +109,7 @@ def _tuned(args: argparse.Namespace, accum: str) -> tuple[Conv2dWorkload, Kernel
               f"{device}; using the default config")
         return None
     cfg, record = found
-    print(f"tuning log: {cfg.name(probe)} at {record['median_us']:.1f} us on {record['device']}")
+    print(f"tuning log: {record['config']} at {record['median_us']:.1f} us on {record['device']}")
     return dataclasses.replace(probe, m=record["m"]), cfg
 
 
