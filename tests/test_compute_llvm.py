@@ -29,7 +29,7 @@ from wino_tvm.workload import Conv2dWorkload  # noqa: E402
 
 SEED = 20261121
 # ntiles is padded to a multiple of 16 (as for a 16-row WMMA tile), so most shapes have padded
-# tiles whose V and M rows must come out exactly zero.
+# tiles whose V and M rows must come out exactly zero, and images that end mid-block.
 NTILES_MULTIPLE = 16
 
 SHAPES = {

@@ -188,3 +188,23 @@ def test_fp16_itrans_arithmetic_only_where_specialised(fusion, work):
     body = source[start:source.index("\n}\n", start)]
     # The transform's local arrays (after the input tile d): V's work buffers.
     assert set(re.findall(r"alignas\(\d+\) (\w+) \w+_local", body)[1:]) == {work}
+
+
+def test_otrans_binds_every_tile_layout():
+    """Workload.image_tile_stride's rule against TVM itself: OTrans schedules for every grid
+    of 1-6 x 1-16 tiles and TB_M 16, 32 (across images where the rule allows, else padded),
+    including cropped edge tiles."""
+    from tvm import IRModule, s_tir
+
+    from wino_tvm.compute import winograd_stages
+    from wino_tvm.schedule.otrans import schedule_otrans
+
+    across = 0
+    for tb_m in (16, 32):
+        for tiles_h in range(1, 7):
+            for tiles_w in range(1, 17):
+                wl = Conv2dWorkload(2, 2 * tiles_h - tiles_w % 2, 2 * tiles_w, 32, 64, m=2)
+                sch = s_tir.Schedule(IRModule(winograd_stages(wl, tb_m).prim_funcs()))
+                schedule_otrans(sch, wl, KernelConfig(tb_m=tb_m, tb_n=32))
+                across += wl.image_tile_stride(tb_m) == wl.tiles_per_image
+    assert across > 150  # of 192: most layouts put the images back to back

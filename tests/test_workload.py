@@ -229,26 +229,42 @@ def test_tiles(n, h, w, m, tiles_h, tiles_w):
     ("ntiles_args", "multiple", "padded"),
     [
         ((1, 224, 224, 4), 16, 3136),  # 3136 = 196 * 16 already
-        ((2, 7, 9, 2), 16, 64),  # 20 tiles per image -> 32, two images
+        ((2, 7, 9, 2), 16, 48),  # 2 images of 20 tiles, back to back: 40 -> 48
         ((2, 7, 9, 2), 32, 64),
         ((2, 7, 9, 2), 1, 40),
         ((2, 7, 9, 2), 20, 40),
+        ((32, 14, 14, 2), 32, 1568),  # 49 tiles per image, 32 images: no padding at all
         ((1, 1, 1, 4), 8, 8),
     ],
 )
-def test_ntiles_padded_per_image(ntiles_args, multiple, padded):
+def test_ntiles_padded_across_images(ntiles_args, multiple, padded):
     n, h, w, m = ntiles_args
     wl = make(n=n, h=h, w=w, m=m)
-    got = wl.ntiles_padded(multiple)
-    assert got == padded
-    per_image = wl.tiles_per_image_padded(multiple)
-    assert per_image % multiple == 0
-    assert wl.tiles_per_image <= per_image < wl.tiles_per_image + multiple
+    assert wl.image_tile_stride(multiple) == wl.tiles_per_image
+    assert wl.ntiles_padded(multiple) == padded
+    assert padded % multiple == 0 and wl.ntiles <= padded < wl.ntiles + multiple
+    assert wl.tile_rows(multiple) == list(range(wl.ntiles))
+
+
+@pytest.mark.parametrize(
+    ("ntiles_args", "multiple", "stride", "padded"),
+    [
+        ((2, 11, 13, 4), 16, 16, 32),  # 3 x 4 tiles: tiles_w 4 divides 16, 12 and 16 do not
+        ((3, 10, 16, 2), 32, 64, 192),  # 5 x 8 tiles
+    ],
+)
+def test_ntiles_padded_per_image_where_tvm_needs_it(ntiles_args, multiple, stride, padded):
+    n, h, w, m = ntiles_args
+    wl = make(n=n, h=h, w=w, m=m)
+    assert wl.image_tile_stride(multiple) == stride
+    assert wl.ntiles_padded(multiple) == padded
     rows = wl.tile_rows(multiple)
-    assert len(rows) == wl.ntiles and len(set(rows)) == wl.ntiles and max(rows) < got
-    assert rows[wl.tiles_per_image - 1] == wl.tiles_per_image - 1
-    if n > 1:
-        assert rows[wl.tiles_per_image] == per_image  # image 1 starts on its own block
+    assert len(rows) == wl.ntiles and rows[wl.tiles_per_image] == stride  # next image, next block
+
+
+def test_ntiles_padded_refuses_a_bad_multiple():
+    with pytest.raises(WinoError, match="tile multiple 0 must be positive"):
+        make().ntiles_padded(0)
 
 
 def test_flops_is_direct_convolution_count():

@@ -34,20 +34,23 @@ class StageDtypes:
         return cls(TVM_DTYPE[wl.dtype], TVM_DTYPE[wl.accum], TVM_DTYPE[wl.out])
 
 
-def _tile_origin(wl: Conv2dWorkload, t, per_image: int):
-    """(image, row, col) of the top-left input pixel (before padding) of Winograd tile row t."""
-    b = t // per_image
-    r = t % per_image
-    return b, r // wl.tiles_w * wl.m - 1, r % wl.tiles_w * wl.m - 1, r < wl.tiles_per_image
+def _tile_origin(wl: Conv2dWorkload, t, stride: int):
+    """(image, row, col) of the top-left input pixel (before padding) of Winograd tile row t
+    (images `stride` rows apart), and whether t is a real tile."""
+    b = t // stride
+    r = t % stride
+    # One of the two is always true (TVM drops it): images back to back, or each padded.
+    real = tirx.all(r < wl.tiles_per_image, t < wl.n * stride)
+    return b, r // wl.tiles_w * wl.m - 1, r % wl.tiles_w * wl.m - 1, real
 
 
 def input_tiles(x: te.Tensor, wl: Conv2dWorkload, ntiles_multiple: int) -> te.Tensor:
     """d[t, r1, r2, c]: zero-padded alpha x alpha input tiles; padded tile rows are all zero."""
     zero = tirx.const(0, x.dtype)
-    per_image = wl.tiles_per_image_padded(ntiles_multiple)
+    stride = wl.image_tile_stride(ntiles_multiple)
 
     def tile(t, r1, r2, c):
-        b, row, col, real = _tile_origin(wl, t, per_image)
+        b, row, col, real = _tile_origin(wl, t, stride)
         i, j = row + r1, col + r2
         inside = tirx.all(real, i >= 0, i < wl.h, j >= 0, j < wl.w)
         return tirx.if_then_else(inside, x[b, i, j, c], zero)
@@ -196,12 +199,11 @@ def output_transform(
         name="Y_tile",
     )
 
-    per_image = wl.tiles_per_image_padded(ntiles_multiple)
-
+    stride = wl.image_tile_stride(ntiles_multiple)
     inputs = {t.op.name: t for t in epilogue}
 
     def pixel(b, i, j, k):
-        t = b * per_image + i // wl.m * wl.tiles_w + j // wl.m
+        t = b * stride + i // wl.m * wl.tiles_w + j // wl.m
         value = y_tile[t, i % wl.m, j % wl.m, k]
         # float32 like the transform: one rounding to the output type at the end.
         if "bias" in inputs:
@@ -247,7 +249,7 @@ class WinogradStages:
 
 def winograd_stages(wl: Conv2dWorkload, ntiles_multiple: int = 1,
                     half_itrans: bool = True) -> WinogradStages:
-    """Build all four stages; each image's tiles are padded to a multiple of the BGEMM tile.
+    """Build all four stages, tile rows laid out by wl.image_tile_stride(ntiles_multiple).
     half_itrans: see itrans_work_dtype."""
     dt = StageDtypes.of(wl)
     x = te.placeholder((wl.n, wl.h, wl.w, wl.c), dt.storage, name="x")

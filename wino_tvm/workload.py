@@ -116,24 +116,28 @@ class Conv2dWorkload:
     def ntiles(self) -> int:
         return self.n * self.tiles_per_image
 
-    def tiles_per_image_padded(self, multiple: int) -> int:
-        """Tiles of one image rounded up to a multiple of the BGEMM tile.
-
-        Padding per image (not over the whole batch) keeps every thread block inside one image;
-        that keeps the tile index of the output transform affine, which TVM's binding needs.
-        """
+    def image_tile_stride(self, multiple: int) -> int:
+        """Rows of V and M from one image's first tile to the next: tiles_per_image (images back
+        to back, a block may straddle two), or that rounded up to a multiple of the BGEMM tile
+        where TVM cannot bind OTrans's fused (image, tile) loop: when tiles_w divides the
+        multiple and tiles_per_image and the multiple do not divide one another (found by a
+        sweep of 1152 shapes; the padded images' blocks each stay inside one image)."""
         if multiple <= 0:
             raise WinoError(f"tile multiple {multiple} must be positive")
-        return math.ceil(self.tiles_per_image / multiple) * multiple
+        per_image = self.tiles_per_image
+        if multiple % self.tiles_w == 0 and per_image % multiple and multiple % per_image:
+            return math.ceil(per_image / multiple) * multiple
+        return per_image
 
     def ntiles_padded(self, multiple: int) -> int:
-        """Rows of V and M: N images of tiles_per_image_padded rows (padded rows read zeros)."""
-        return self.n * self.tiles_per_image_padded(multiple)
+        """Rows of V and M: N images image_tile_stride apart, rounded up to a multiple of the
+        BGEMM tile (padded rows read zeros)."""
+        return math.ceil(self.n * self.image_tile_stride(multiple) / multiple) * multiple
 
     def tile_rows(self, multiple: int) -> list[int]:
         """Row of V and M of each real tile, in (image, tile row, tile column) order."""
-        per_image = self.tiles_per_image_padded(multiple)
-        return [b * per_image + r for b in range(self.n) for r in range(self.tiles_per_image)]
+        stride = self.image_tile_stride(multiple)
+        return [b * stride + r for b in range(self.n) for r in range(self.tiles_per_image)]
 
     @property
     def flops(self) -> int:

@@ -25,8 +25,13 @@ def schedule_otrans(sch: s_tir.Schedule, wl: Conv2dWorkload, cfg: KernelConfig) 
     ti, mi = sch.split(i, [None, wl.m])
     tj, mj = sch.split(j, [None, wl.m])
     sch.reorder(b, ti, tj, k, mi, mj)
-    # Blocks stay inside one image (tiles are padded per image), as in the BGEMM.
-    r_o, t_i = sch.split(sch.fuse(ti, tj), [None, cfg.tb_m])
+    if wl.image_tile_stride(cfg.tb_m) == wl.tiles_per_image:
+        # The fused (image, tile row, tile column) loop is M's tile row, so a block's TB_M
+        # tiles are the BGEMM block's, straddling two images where one ends mid-block.
+        t_o, t_i = sch.split(sch.fuse(b, ti, tj), [None, cfg.tb_m])
+    else:  # each image's tiles padded to whole blocks
+        r_o, t_i = sch.split(sch.fuse(ti, tj), [None, cfg.tb_m])
+        t_o = sch.fuse(b, r_o)
     k_o, k_i = sch.split(k, [None, cfg.tb_n])
     # With ot_channels > 1 a thread's channels are innermost (pair), so that its M loads from
     # shared memory and its y stores vectorise: half the loads and stores, a few more registers
@@ -34,8 +39,7 @@ def schedule_otrans(sch: s_tir.Schedule, wl: Conv2dWorkload, cfg: KernelConfig) 
     pair = []
     if cfg.ot_channels > 1:
         k_i, *pair = sch.split(k_i, [None, cfg.ot_channels])
-    sch.reorder(b, r_o, k_o, t_i, k_i, mi, mj, *pair)
-    t_o = sch.fuse(b, r_o)
+    sch.reorder(t_o, k_o, t_i, k_i, mi, mj, *pair)
     sch.bind(t_o, "blockIdx.x")
     sch.bind(k_o, "blockIdx.y")
     # Producers, the staged M slice and the thread's taps are placed before the thread split: the
