@@ -8,7 +8,11 @@ imported once):
   without it (their epilogue records predate whole tiles and two OTrans channels, or are
   missing).
 
-python bench/results/h100/tiles_across/plan.py .gpu/tune_ta
+Also the same-run A/B's new side: every bench_full variant whose images padded their tiles,
+built today (the old side is the de76fb8 build of ../bench_full/).
+
+python bench/results/h100/tiles_across/plan.py tune .gpu/tune_ta
+python bench/results/h100/tiles_across/plan.py ab .gpu/ta_ab   # new_<artifact> folders
 """
 
 import dataclasses
@@ -19,7 +23,7 @@ from pathlib import Path
 
 from wino_tvm.artifact import commit_id
 from wino_tvm.config import KNOWN_DEVICES
-from wino_tvm.suites import BENCH_WORKLOADS, FULL_EPILOGUES, TUNING_LOG
+from wino_tvm.suites import BENCH_WORKLOADS, FULL_EPILOGUES, TUNING_LOG, bench_full
 from wino_tvm.tune.best import latest, matching
 from wino_tvm.tune.builder import build_batch
 from wino_tvm.tune.manifest import Manifest
@@ -71,19 +75,24 @@ def epilogue_candidates() -> list[Candidate]:
     return out
 
 
-def main(out: str) -> None:
-    todo = candidates() + epilogue_candidates()
+def ab_variants() -> list[Candidate]:
+    return [Candidate(wl, cfg) for wl, cfg in bench_full()
+            if wl.n > 1 and was_padded(wl, cfg.tb_m)]
+
+
+def main(mode: str, out: str) -> None:
+    todo = candidates() + epilogue_candidates() if mode == "tune" else ab_variants()
     print(f"{len(todo)} candidates", flush=True)
     entries = build_batch(todo, Path(out), "sm_90", jobs=2)
-    Manifest(tuple(entries), "sm_90", commit_id(),
-             dataclasses.asdict(KNOWN_DEVICES["h100"])).write(Path(out))
+    if mode == "tune":
+        Manifest(tuple(entries), "sm_90", commit_id(),
+                 dataclasses.asdict(KNOWN_DEVICES["h100"])).write(Path(out))
+    else:
+        for entry in Path(out).iterdir():
+            if entry.is_dir() and not entry.name.startswith("new_"):
+                entry.rename(entry.with_name(f"new_{entry.name}"))
     print(f"{out}: {len(entries)} candidates ({sum(not e.built for e in entries)} failed)")
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] == ["--count"]:
-        from collections import Counter
-        c = candidates() + epilogue_candidates()
-        print(len(c), Counter((x.wl.key, x.wl.dtype, x.wl.accum, bool(x.wl.epilogue)) for x in c))
-    else:
-        main(sys.argv[1])
+    main(*sys.argv[1:])
