@@ -39,6 +39,7 @@ def records() -> list[dict]:
         rec("cudnn_int8", 30.0, dtype="int8"),
         rec("none", 40.0, m=4),
         rec("shmem", 10.0, m=4),
+        rec("syncfree", 12.0, m=4, host_bound=True),
         rec("llc", None, m=4, correct=False, rel_l2_err=0.5),
         {**rec("none", 15.0, dtype="int8", m=2), "config": "int8-int32-m2-none"},
         rec("cudnn", 100.0, wl=RESNET),
@@ -113,6 +114,8 @@ def test_markdown_tables() -> None:
     assert rows[0].endswith("| yes | 2.00x | 10.00x |")
     assert any(r.startswith("| cudnn: cudnn baseline | fp16 | - | 20.0 |")
                and "| 1.00x | 5.00x |" in r for r in rows)
+    assert rows[1].startswith(f"| {CFG.format('syncfree')} | fp16 | 4 | 12.0 † |")
+    assert "†: host-bound in every timing attempt" in md
     llc = next(r for r in rows if "-llc-" in r)
     assert "**WRONG**" in llc and "| 5.00e-01 |" in llc and llc.endswith("| - | - |")
     fused = next(r for r in rows if r.startswith("| cudnn_winograd_fused: "))
@@ -318,6 +321,7 @@ def test_bench_end_to_end(tmp_path: Path) -> None:
     ours = [r for r in rs if not report.is_baseline(r)]
     assert sorted(r["config"] for r in ours) == ["direct-fp16", "direct-int8"]
     assert all(r["correct"] and r["median_us"] > 0 and r["tflops"] > 0 for r in ours)
+    assert all(1 <= r["timing_attempts"] <= 3 for r in rs if r["median_us"])
     torch_cudnn = next(r for r in rs if r["fusion"] == "cudnn")
     assert torch_cudnn["correct"] and torch_cudnn["rel_l2_err"] < 1e-3
     assert {r["fusion"] for r in rs} >= {"cudnn_winograd", "cudnn_int8", "cudnn_fp32"}

@@ -43,6 +43,9 @@ BASELINE_TOLERANCE = {("fp16", "fp16"): 1e-2, ("fp32", "fp32"): 1e-4, ("int8", "
                       ("int8", "int8"): 2e-2}
 MAX_ROTATE = 64
 CALIBRATION_CYCLES = 10_000_000
+# A host-bound timing (the GPU caught up with the enqueueing host, so events time host gaps
+# too: 7 of 119 variants once, 1.19x slow) is taken again, at most this many times in all.
+TIMING_ATTEMPTS = 3
 
 
 class Unavailable(WinoError):
@@ -137,6 +140,16 @@ class Timer:
         self.cycles_per_us = CALIBRATION_CYCLES / (start.elapsed_time(stop) * 1e3)
 
     def time(self, call: Callable[[int], None], rotate: int, opts: Options) -> dict:
+        """Time `call` until one timing is not host-bound (TIMING_ATTEMPTS at most); the last
+        timing, with the attempts it took."""
+        attempts = 0
+        while True:
+            attempts += 1
+            result = self._time_once(call, rotate, opts)
+            if not result["host_bound"] or attempts == TIMING_ATTEMPTS:
+                return {**result, "timing_attempts": attempts}
+
+    def _time_once(self, call: Callable[[int], None], rotate: int, opts: Options) -> dict:
         for i in range(opts.warmup):
             call(i % rotate)
         torch.cuda.synchronize()

@@ -168,6 +168,9 @@ def _status(record: Mapping) -> str:
     return f"{status}: {error}".replace("|", "/")
 
 
+HOST_BOUND_MARK = " †"
+
+
 def workload_table(group: Sequence[Mapping]) -> str:
     """One markdown table: every record of one workload, fastest correct first."""
     rows = ["| variant | dtype | m | µs | TFLOP/s | GB/s (model MB) | rel L2 err | max abs err | "
@@ -180,7 +183,8 @@ def workload_table(group: Sequence[Mapping]) -> str:
         gbps = _num(r.get("gbps"), ".0f") + (f" ({model / 1e6:.3g})" if model else "")
         rows.append(
             f"| {row_label(r)} | {r.get('dtype')} | {r.get('m') or '-'} | "
-            f"{_num(r.get('median_us'), '.1f')} | {_num(r.get('tflops'), '.1f')} | {gbps} | "
+            f"{_num(r.get('median_us'), '.1f')}{HOST_BOUND_MARK if r.get('host_bound') else ''} | "
+            f"{_num(r.get('tflops'), '.1f')} | {gbps} | "
             f"{_num(r.get('rel_l2_err'), '.2e')} | {_num(r.get('max_abs_err'), '.2e')} | "
             f"{_status(r)} | {_ratio(best)} | {_ratio(wino)} |"
         )
@@ -199,7 +203,9 @@ def markdown(records: Sequence[Mapping]) -> str:
         "the design brief (section 4) over the median time; model MB in parentheses. "
         "'vs cuDNN best' is the fastest correct cuDNN result of the same input dtype divided "
         "by this time (> 1: faster); 'vs cuDNN Winograd' likewise against "
-        f"{WINOGRAD_BASELINE}. Wrong results are listed but not timed.",
+        f"{WINOGRAD_BASELINE}. Wrong results are listed but not timed. {HOST_BOUND_MARK.strip()}: "
+        "host-bound in every timing attempt (the GPU waited for the host, so the time is an "
+        "upper bound).",
     ]
     for key, group in by_workload(records).items():
         wl = group[0]["workload"]
