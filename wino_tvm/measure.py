@@ -44,7 +44,7 @@ BASELINE_TOLERANCE = {("fp16", "fp16"): 1e-2, ("fp32", "fp32"): 1e-4, ("int8", "
 MAX_ROTATE = 64
 CALIBRATION_CYCLES = 10_000_000
 # A host-bound timing (the GPU caught up with the enqueueing host, so the events time host gaps
-# too: 7 of 262 timings in one run) is taken again, at most this many times in all.
+# too: 7 of 236 timings in one run) is taken again, at most this many times in all.
 TIMING_ATTEMPTS = 3
 
 
