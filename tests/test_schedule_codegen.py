@@ -7,11 +7,14 @@ import shutil
 import subprocess
 
 import pytest
+from tvm import IRModule, s_tir
 
 from wino_tvm.codegen import generate
+from wino_tvm.compute import winograd_stages
 from wino_tvm.config import KNOWN_DEVICES, KernelConfig
 from wino_tvm.errors import WinoError
 from wino_tvm.schedule import scheduled_module
+from wino_tvm.schedule.otrans import schedule_otrans
 from wino_tvm.workload import Conv2dWorkload
 
 FRAGMENTS = [(16, 16, 16), (32, 8, 16), (8, 32, 16)]
@@ -194,11 +197,6 @@ def test_otrans_binds_every_tile_layout():
     """Workload.image_tile_stride's rule against TVM itself: OTrans schedules for every grid
     of 1-6 x 1-16 tiles and TB_M 16, 32 (across images where the rule allows, else padded),
     including cropped edge tiles."""
-    from tvm import IRModule, s_tir
-
-    from wino_tvm.compute import winograd_stages
-    from wino_tvm.schedule.otrans import schedule_otrans
-
     across = 0
     for tb_m in (16, 32):
         for tiles_h in range(1, 7):

@@ -1,11 +1,14 @@
-"""Pair old_*/new_* records of ab.jsonl: time ratio and error per config (python3 compare.py)."""
+"""Pair old_*/new_* records of an A/B's ab.jsonl: time ratio and error per config
+(python3 compare.py [FOLDER], default this folder; ../tiles_across/ uses it too)."""
 
 import json
 import statistics
+import sys
 from pathlib import Path
 
+folder = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).parent
 rows = {}
-for line in Path(__file__).with_name("ab.jsonl").read_text().splitlines():
+for line in (folder / "ab.jsonl").read_text().splitlines():
     r = json.loads(line)
     side, name = r["artifact"].split("_", 1)
     rows.setdefault(name, {})[side] = r

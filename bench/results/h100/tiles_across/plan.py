@@ -11,12 +11,14 @@ imported once):
 Also the same-run A/B's new side: every bench_full variant whose images padded their tiles,
 built today (the old side is the de76fb8 build of ../bench_full/).
 
+Both read tuning_logs/h100.jsonl: the run used its first 2234 lines (before this run's records
+were appended); today's log gives other picks.
+
 python bench/results/h100/tiles_across/plan.py tune .gpu/tune_ta
 python bench/results/h100/tiles_across/plan.py ab .gpu/ta_ab   # new_<artifact> folders
 """
 
 import dataclasses
-import math
 import sys
 from itertools import groupby
 from pathlib import Path
@@ -39,8 +41,7 @@ CASES = (("fp16", "fp32", ()), ("fp16", "fp16", ()), ("fp16", "fp32", FULL_EPILO
 
 def was_padded(wl: Conv2dWorkload, tb_m: int) -> bool:
     """Whether the old layout padded each image's tiles (only then did the kernel change)."""
-    per_image = math.ceil(wl.h / wl.m) * math.ceil(wl.w / wl.m)
-    return per_image % tb_m != 0
+    return wl.tiles_per_image % tb_m != 0
 
 
 def candidates() -> list[Candidate]:
@@ -51,8 +52,8 @@ def candidates() -> list[Candidate]:
             continue
         for dtype, accum, epilogue in CASES:
             wl = Conv2dWorkload(*shape, dtype=dtype, accum=accum, epilogue=epilogue)
-            found = [r for r in matching(records, wl, "h100", fusion="full")]
-            found.sort(key=lambda r: (r.m, r.kernel_config().tb_m, r.median_us))
+            found = sorted(matching(records, wl, "h100", fusion="full"),
+                           key=lambda r: (r.m, r.kernel_config().tb_m, r.median_us))
             for (m, tb_m), group in groupby(found, key=lambda r: (r.m, r.kernel_config().tb_m)):
                 case = dataclasses.replace(wl, m=m)
                 if was_padded(case, tb_m):
