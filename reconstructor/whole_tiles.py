@@ -2,13 +2,15 @@
 
 In the sync-free mapping warp w computes tap column w of V for every (tile, channel group) of
 its block, so each warp loads the input vectors its column needs: at m=2 32 16-byte loads per
-(tile, 8 channels) over the 4 warps, where the tile has 16, and every warp walks all trips of
-the tile loop. With one channel chunk (TB_K = C) the V slice is written once per tile block, so
-the warps can share the tiles instead: warp w takes trips w, w + alpha, ... and computes every
-tap column for them (each warp case's body after one copy of the loads). V's columns then come
-from every warp, so the warp barrier before the MMA becomes a block barrier. All trips' loads
-come first, each trip into its own copy of the tile array, then the transforms: nvcc then keeps
-them in flight together (it did not when each trip loaded and transformed in turn).
+(tile, 8 channels) over the 4 warps, where the tile has 16 (48 with the bounds of a chunked
+kernel's loop), and every warp walks all trips of the tile loop. The warps can share the tiles
+instead: warp w takes trips w, w + alpha, ... and computes every tap column for them (each warp
+case's body after one copy of the loads). V's columns then come from every warp, so the warp
+barrier before the MMA becomes a block barrier; with several channel chunks (TB_K < C) a second
+block barrier, between a chunk's loads and its transforms, keeps the warps from overwriting the
+V slice another warp's MMA still reads. All trips' loads come first, each trip into its own copy
+of the tile array, then the transforms: nvcc then keeps them in flight together (it did not
+when each trip loaded and transformed in turn), and in flight across the second barrier.
 """
 
 from __future__ import annotations
@@ -31,19 +33,25 @@ _TILE_STORE = regex.compile(r"^[ ]*\*\([\w ]+\*\)\((?P<name>\w+) \+ \d+\) = ", r
 _INPUT = regex.compile(r"\bx_ptr\b")
 
 
-def _once_per_tile_block(body: str) -> regex.Match | None:
-    """specialise's per-warp switch of the ITrans part if the kernel has exactly one and it
-    lies outside every loop (one channel chunk), else None."""
+def _itrans_switch(body: str) -> tuple[regex.Match, bool] | None:
+    """specialise's per-warp switch of the ITrans part, and whether it lies in the channel chunk
+    loop (TB_K < C) rather than outside every loop (one chunk); None for any other kernel."""
     found = list(SWITCH.finditer(body))
-    if len(found) != 1 or enclosing_loops(find_loops(body), found[0].start()):
+    if len(found) != 1:
         return None
-    return found[0]
+    loops = enclosing_loops(find_loops(body), found[0].start())
+    if not loops:
+        return found[0], False
+    # The chunk loop is the one loop around ITrans, and the MMA runs in it too.
+    if len(loops) == 1 and "wmma::mma_sync" in body[loops[0].open:loops[0].close]:
+        return found[0], True
+    return None
 
 
 def takes_whole_tiles(fused: Kernel) -> bool:
-    """Whether fused's ITrans is specialised per warp and runs once per tile block (not per
-    channel chunk), the case the pass rewrites."""
-    return _once_per_tile_block(fused.body) is not None
+    """Whether fused's ITrans is specialised per warp and runs once per tile block or once per
+    channel chunk, the cases the pass rewrites."""
+    return _itrans_switch(fused.body) is not None
 
 
 def _cases(body: str, switch: regex.Match) -> tuple[list[str], int]:
@@ -101,13 +109,15 @@ def _tile_array(loads: str, body: str) -> tuple[str, str]:
 
 @_named
 def whole_tile_itrans(fused: Kernel, alpha: int) -> Kernel:
-    """fused (its ITrans specialised per warp, once per tile block) with warp w transforming
-    whole input tiles in trips w, w + alpha, ... of the tile loop, and a block barrier after."""
+    """fused (its ITrans specialised per warp) with warp w transforming whole input tiles in
+    trips w, w + alpha, ... of the tile loop, and a block barrier after (and, per channel chunk,
+    one between the loads and the transforms)."""
     body = fused.body
-    switch = _once_per_tile_block(body)
-    if switch is None:
-        raise ReconstructError(f"{fused.name}: ITrans is not one per-warp switch outside the "
-                               "channel loop (specialised, TB_K = C)")
+    found = _itrans_switch(body)
+    if found is None:
+        raise ReconstructError(f"{fused.name}: ITrans is not one per-warp switch, outside every "
+                               "loop or in the channel chunk loop (specialised)")
+    switch, chunked = found
     cases, switch_end = _cases(body, switch)
     if len(cases) != alpha:
         raise ReconstructError(f"{len(cases)} warp cases for {alpha} warps")
@@ -117,8 +127,6 @@ def whole_tile_itrans(fused: Kernel, alpha: int) -> Kernel:
     if len(loads) != 1 or len(trip_vars) != 1 or len(trip_counts) != 1:
         raise ReconstructError("the warp cases load different input tiles")
     (load,), (trip,), (trips,) = loads, trip_vars, trip_counts
-    if trips % alpha:
-        raise ReconstructError(f"{trips} trips of the tile loop do not split over {alpha} warps")
     # One copy of the loads serves every warp: it may read only declarations all cases share.
     values = [{m["name"]: m["value"] for m in _INT_DECL.finditer(p[0])} for p in parts]
     differing = {n for v in values for n in v if len({w.get(n) for w in values}) > 1}
@@ -136,18 +144,23 @@ def whole_tile_itrans(fused: Kernel, alpha: int) -> Kernel:
     text = [f"{indent}// {WHOLE_TILES_MARK} warp threadIdx.y transforms whole input tiles (every\n",
             f"{indent}// tap column) in trips threadIdx.y, threadIdx.y + {alpha}, ...; every "
             "trip's loads first.\n", f"{indent}{{\n"]
-    rounds = range(trips // alpha)
+    rounds = range(-(-trips // alpha))
 
     def trip_block(r: int, decls: str, code: str) -> list[str]:
-        """Trip r * alpha + warp of the tile loop: its declarations, then code on its array."""
+        """Trip r * alpha + warp of the tile loop: its declarations, then code on its array;
+        in a last, partial round only for the warps that have a trip left."""
         code = regex.sub(rf"\b{array}\b", f"{array}_{r}", code)
-        return [f"{inner}{{\n", f"{inner}  int {trip} = {r * alpha} + ((int)threadIdx.y);\n",
+        left = trips - r * alpha
+        head = f"if (((int)threadIdx.y) < {left}) {{" if left < alpha else "{"
+        return [f"{inner}{head}\n", f"{inner}  int {trip} = {r * alpha} + ((int)threadIdx.y);\n",
                 reindent(decls, indent_of(decls, 0), inner + "  "),
                 reindent(code, indent_of(code, 0), inner + "  "), f"{inner}}}\n"]
 
     for r in rounds:
         text.append(inner + regex.sub(rf"\b{array}\b", f"{array}_{r}", array_decl) + "\n")
         text += trip_block(r, parts[0][0], load)
+    if chunked:  # the last chunk's MMA may still read the V slice in other warps
+        text.append(f"{inner}{SYNCTHREADS}\n")
     for r in rounds:
         for decls, _, _, _, transform in parts:
             text += trip_block(r, decls, transform)
