@@ -26,7 +26,7 @@ from wino_tvm.tune.records import read_records
 from wino_tvm.tune.space import Candidate
 from wino_tvm.workload import Conv2dWorkload
 
-TOP = 3
+TOP = 2
 CASES = (("fp32", ()), ("fp16", ()), ("fp32", FULL_EPILOGUES[1]), ("fp16", FULL_EPILOGUES[1]))
 
 
