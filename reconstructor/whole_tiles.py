@@ -35,9 +35,13 @@ _INPUT = regex.compile(r"\bx_ptr\b")
 
 def _itrans_switch(body: str) -> tuple[regex.Match, bool] | None:
     """specialise's per-warp switch of the ITrans part, and whether it lies in the channel chunk
-    loop (TB_K < C) rather than outside every loop (one chunk); None for any other kernel."""
+    loop (TB_K < C) rather than outside every loop (one chunk); None for any other kernel and
+    where the tile loop has one trip (whole tiles would leave all but one warp idle)."""
     found = list(SWITCH.finditer(body))
     if len(found) != 1:
+        return None
+    cases, _ = _cases(body, found[0])
+    if not all(find_loops(case) for case in cases):  # one trip per warp: TVM drops the loop
         return None
     loops = enclosing_loops(find_loops(body), found[0].start())
     if not loops:

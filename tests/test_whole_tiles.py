@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,10 @@ from stored_sources import full_kernel, stored
 from reconstructor.errors import ReconstructError
 from reconstructor.pipeline import reconstruct
 from reconstructor.whole_tiles import WHOLE_TILES_MARK, takes_whole_tiles, whole_tile_itrans
+from wino_tvm.codegen import generate
+from wino_tvm.config import KernelConfig
+from wino_tvm.schedule import scheduled_module
+from wino_tvm.workload import Conv2dWorkload
 
 SWITCH = "switch ((int)threadIdx.y)"
 TRIP = regex.compile(r"^[ ]*int it_\w+ = (\d+) \+ \(\(int\)threadIdx\.y\);$", regex.M)
@@ -68,6 +73,17 @@ def test_chunked_kernels_wait_for_every_warp_before_overwriting_v() -> None:
     assert [int(s) for s in TRIP.findall(part)] == [0] * (1 + ALPHA)  # loads, then 4 cases
     assert part.count("if (((int)threadIdx.y) < 2) {") == 1 + ALPHA
     assert part.count("x_ptr") == 16
+
+
+def test_one_trip_per_warp_keeps_the_warp_cases() -> None:
+    """16 tiles x 16 channels is one trip of 32 lanes, and TVM drops the loop: whole tiles
+    would leave three warps idle, so the cases stay (the pipeline unrolls nothing)."""
+    wl = Conv2dWorkload(1, 12, 12, 32, 64, dtype="fp16", m=2)
+    proto = generate(scheduled_module(wl, KernelConfig(16, 64, 16, fusion="full")))
+    kernel = full_kernel(reconstruct(proto.source, [asdict(k) for k in proto.launches],
+                                     "full").source)
+    assert SWITCH in kernel.body and WHOLE_TILES_MARK not in kernel.body
+    assert not takes_whole_tiles(kernel)
 
 
 def test_int8_kernels_keep_the_warp_cases() -> None:
