@@ -35,26 +35,32 @@ _INPUT = regex.compile(r"\bx_ptr\b")
 
 def _itrans_switch(body: str) -> tuple[regex.Match, bool] | None:
     """specialise's per-warp switch of the ITrans part, and whether it lies in the channel chunk
-    loop (TB_K < C) rather than outside every loop (one chunk); None for any other kernel and
-    where the tile loop has one trip (whole tiles would leave all but one warp idle)."""
+    loop (TB_K < C) rather than outside every loop (one chunk); None for any other kernel,
+    where the tile loop has one trip (whole tiles would leave all but one warp idle) and where a
+    chunked kernel's warps would take more than one trip each."""
     found = list(SWITCH.finditer(body))
     if len(found) != 1:
         return None
     cases, _ = _cases(body, found[0])
-    if not all(find_loops(case) for case in cases):  # one trip per warp: TVM drops the loop
+    tile_loops = [find_loops(case) for case in cases]
+    if not all(tile_loops):  # one trip per warp: TVM drops the loop
         return None
     loops = enclosing_loops(find_loops(body), found[0].start())
     if not loops:
         return found[0], False
-    # The chunk loop is the one loop around ITrans, and the MMA runs in it too.
-    if len(loops) == 1 and "wmma::mma_sync" in body[loops[0].open:loops[0].close]:
+    # The chunk loop is the one loop around ITrans, and the MMA runs in it too. There the
+    # accumulators are live during ITrans: a second round of tiles per warp (64 more registers
+    # of loads) spilled the 32/64/64 fp16-accumulator kernel (128 bytes) and cost it 0.91-0.94x
+    # on the H100 (bench/results/h100/whole_tiles_chunked/), so chunked kernels take one round.
+    one_round = all(loop[0].extent <= len(cases) for loop in tile_loops)
+    if len(loops) == 1 and "wmma::mma_sync" in body[loops[0].open:loops[0].close] and one_round:
         return found[0], True
     return None
 
 
 def takes_whole_tiles(fused: Kernel) -> bool:
     """Whether fused's ITrans is specialised per warp and runs once per tile block or once per
-    channel chunk, the cases the pass rewrites."""
+    channel chunk in at most one trip per warp, the cases the pass rewrites."""
     return _itrans_switch(fused.body) is not None
 
 

@@ -75,11 +75,13 @@ def test_chunked_kernels_wait_for_every_warp_before_overwriting_v() -> None:
     assert part.count("x_ptr") == 16
 
 
-def test_one_trip_per_warp_keeps_the_warp_cases() -> None:
-    """16 tiles x 16 channels is one trip of 32 lanes, and TVM drops the loop: whole tiles
-    would leave three warps idle, so the cases stay (the pipeline unrolls nothing)."""
-    wl = Conv2dWorkload(1, 12, 12, 32, 64, dtype="fp16", m=2)
-    proto = generate(scheduled_module(wl, KernelConfig(16, 64, 16, fusion="full")))
+@pytest.mark.parametrize(("c", "tb_m", "tb_k"), [
+    (32, 16, 16),   # 16 tiles x 16 channels: one trip of 32 lanes, and TVM drops the loop
+    (128, 32, 64),  # 2 chunks of 8 trips: 2 per warp would spill (the accumulators are live)
+])
+def test_kernels_whole_tiles_do_not_pay_keep_the_warp_cases(c: int, tb_m: int, tb_k: int) -> None:
+    wl = Conv2dWorkload(1, 12, 12, c, 64, dtype="fp16", m=2)
+    proto = generate(scheduled_module(wl, KernelConfig(tb_m, 64, tb_k, fusion="full")))
     kernel = full_kernel(reconstruct(proto.source, [asdict(k) for k in proto.launches],
                                      "full").source)
     assert SWITCH in kernel.body and WHOLE_TILES_MARK not in kernel.body
