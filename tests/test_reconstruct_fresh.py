@@ -170,24 +170,31 @@ def _check_forward(wl, cfg, r, dtype, fusion):
         # U staged per block goes through cp.async (reconstructor.async_copy).
         assert ("cp.async.cg.shared.global" in fused) == (cfg.u_smem and not cfg.persist)
         # Block barriers only around the accumulator hand-off (and, persistent, before the
-        # next tile block's V overwrites M; with whole-tile ITrans, fp16 m=2 and one channel
-        # chunk, after ITrans), never inside the channel loop; with warp groups those are the
-        # groups' named barriers, and one block barrier follows U's staging.
+        # next tile block's V overwrites M; with whole-tile ITrans, fp16 m=2, after ITrans and,
+        # with several channel chunks, before its transforms too); with warp groups those are
+        # the groups' named barriers, and one block barrier follows U's staging. Whole tiles
+        # need 2 trips of the tile loop (16-byte vectors over 32 lanes), chunked at most 1 per
+        # warp.
+        trips, chunked = cfg.tb_m * cfg.tb_k // 256, cfg.tb_k < wl.c
         whole = WHOLE_TILES_MARK in fused
-        assert whole == (dtype == "fp16" and wl.m == 2 and cfg.tb_k == wl.c)
+        assert whole == (dtype == "fp16" and wl.m == 2 and trips >= 2
+                         and (not chunked or trips <= wl.alpha))
+        whole_barriers = (2 if chunked else 1) if whole else 0
         sites = [s.call for s in barrier_sites(r.source) if s.kernel == gemm]
-        assert sites.count("__syncthreads") == (1 if cfg.groups > 1 else 2 + cfg.persist + whole)
+        assert sites.count("__syncthreads") == (
+            1 if cfg.groups > 1 else 2 + cfg.persist + whole_barriers)
         assert r.forward_launches[0]["shared_bytes"] == cfg.smem_bytes(wl)
     if fusion != "none":
         # The channel loop (or the body, with one chunk) up to the accumulator store: the
-        # BGEMM part must hold no block barrier; LLC's ITrans part (before the V copy that
-        # reads V back from L2) keeps its own.
+        # BGEMM part must hold no block barrier but whole tiles' two per chunk; LLC's ITrans
+        # part (before the V copy that reads V back from L2) keeps its own.
         loops = [lp for lp in find_loops(fused) if "mma_sync" in fused[lp.start:lp.end]]
         start, end = (loops[0].start, loops[0].end) if loops else (0, len(fused))
         channel_loop = fused[start:end].split("store_matrix_sync")[0]
         if fusion == "llc":
             channel_loop = channel_loop[channel_loop.rindex("V_ptr"):]
-        assert "__syncthreads" not in channel_loop
+        chunked_whole = WHOLE_TILES_MARK in fused and cfg.tb_k < wl.c
+        assert channel_loop.count("__syncthreads") == (2 if chunked_whole else 0)
 
 
 @pytest.mark.nvcc
