@@ -10,7 +10,8 @@
 // Every entry point returns a cudaError_t as int (0 = success); wino_error_string names it.
 // The caller owns all memory: one workspace of wino_workspace_bytes(), 256-byte aligned (as
 // cudaMalloc and PyTorch's allocator return), which wino_weight_transform fills and
-// wino_forward reads, so it must outlive both and must not be shared by concurrent calls.
+// wino_forward reads, so it must outlive both, be passed to both at the same address and must
+// not be shared by concurrent calls.
 #include <cuda_runtime.h>
 #include <cuda_fp16.h>
 
@@ -39,10 +40,21 @@ typedef {{EPI_T}} EPI_T;  // bias and residual
 
 static const char* const kDescription = {{DESCRIPTION}};
 
-// ---- workspace layout: each buffer at a 256-byte aligned offset of the caller's buffer -------
-static constexpr size_t kAlign = 256;
+// ---- workspace layout: each buffer at a 2 MiB boundary inside the caller's buffer -----------
+// A buffer across a 2 MiB boundary can slow the kernels that read it: on the H100 the N=128 14²
+// C=256 kernels, whose blocks re-read U from L2, took 1.06-1.18x longer with U across some
+// boundaries (bench/results/h100/workspace_placement/). So the library aligns the caller's
+// 256-byte aligned buffer itself; wino_workspace_bytes() includes what that can skip.
+static constexpr size_t kCallerAlign = 256;
+static constexpr size_t kAlign = size_t{2} << 20;
 static constexpr size_t wb_align(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
 {{WORKSPACE_OFFSETS}}
+static constexpr size_t kCallerBytes =
+    kWorkspaceBytes == 0 ? 0 : kWorkspaceBytes + kAlign - kCallerAlign;
+
+static char* wb_layout_base(void* workspace) {
+  return reinterpret_cast<char*>(wb_align(reinterpret_cast<uintptr_t>(workspace)));
+}
 
 // ---- kernel attributes ----------------------------------------------------------------------
 // Per device, since function attributes belong to a device's context; set once, because the
@@ -62,14 +74,14 @@ static cudaError_t wb_configure_kernels() {
 
 static cudaError_t wb_check_workspace(const void* workspace) {
   if (kWorkspaceBytes == 0) return cudaSuccess;
-  if (workspace == nullptr || reinterpret_cast<uintptr_t>(workspace) % kAlign != 0) {
+  if (workspace == nullptr || reinterpret_cast<uintptr_t>(workspace) % kCallerAlign != 0) {
     return cudaErrorInvalidValue;
   }
   return cudaSuccess;
 }
 
 // ---- C ABI ----------------------------------------------------------------------------------
-WB_API size_t wino_workspace_bytes(void) { return kWorkspaceBytes; }
+WB_API size_t wino_workspace_bytes(void) { return kCallerBytes; }
 
 WB_API const char* wino_describe(void) { return kDescription; }
 
@@ -83,7 +95,7 @@ WB_API int wino_weight_transform(const void* wb_w, void* wb_workspace, cudaStrea
   WB_CHECK(wb_configure_kernels());
   // The generated kernels take non-const pointers; they do not write their inputs.
   [[maybe_unused]] IN_T* w = static_cast<IN_T*>(const_cast<void*>(wb_w));
-  [[maybe_unused]] char* wb_base = static_cast<char*>(wb_workspace);
+  [[maybe_unused]] char* wb_base = wb_layout_base(wb_workspace);
 {{WORKSPACE_POINTERS}}
 {{WEIGHT_TRANSFORM_BODY}}
   return cudaSuccess;
@@ -106,7 +118,7 @@ WB_API int wino_forward(const void* wb_x, const void* wb_bias, const void* wb_re
   [[maybe_unused]] EPI_T* residual = static_cast<EPI_T*>(const_cast<void*>(wb_residual));
   [[maybe_unused]] float* y_scale = static_cast<float*>(const_cast<void*>(wb_y_scale));
   [[maybe_unused]] OUT_T* y = static_cast<OUT_T*>(wb_y);
-  [[maybe_unused]] char* wb_base = static_cast<char*>(wb_workspace);
+  [[maybe_unused]] char* wb_base = wb_layout_base(wb_workspace);
 {{WORKSPACE_POINTERS}}
 {{FORWARD_BODY}}
   return cudaSuccess;

@@ -29,6 +29,7 @@ KERNEL_TYPES = {
     "int8": ("signed char", "int", "float", "(int)"),
 }
 SMALL = (2, 8, 8, 16, 32)
+MIB2 = 2 << 20  # the library puts each workspace at a 2 MiB boundary
 
 
 def direct_conv_source(dtype: str, n: int, h: int, w: int, c: int, k: int) -> str:
@@ -67,7 +68,7 @@ extern "C" __global__ void direct_conv({in_t}* __restrict__ x, {in_t}* __restric
 def direct_conv_spec(dtype: str = "fp16", shape: tuple[int, ...] = SMALL,
                      shared_bytes: int = 0) -> HarnessSpec:
     """A hand-made spec: copy_weights (weight transform) and direct_conv (forward), plus an
-    unused odd-sized workspace that exercises the 256-byte packing."""
+    unused odd-sized workspace that exercises the 2 MiB packing."""
     n, h, w, c, k = shape
     in_t = KERNEL_TYPES[dtype][0]
     return HarnessSpec(
@@ -91,11 +92,12 @@ def write_direct_artifact(out_dir: Path, dtype: str = "fp16", shape: tuple[int, 
 
 
 def expected_workspace_bytes(spec: HarnessSpec) -> int:
+    """Each workspace at a 2 MiB boundary, plus what aligning a 256-byte aligned base skips."""
     sizes = {"half": 2, "signed char": 1, "float": 4}
     end = 0
     for ws in spec.workspaces:
-        end = -(-end // 256) * 256 + sizes[ws.c_type] * ws.count
-    return -(-end // 256) * 256
+        end = -(-end // MIB2) * MIB2 + sizes[ws.c_type] * ws.count
+    return end + MIB2 - 256
 
 
 # ---- rendering ------------------------------------------------------------------------------
@@ -108,10 +110,11 @@ def test_render_has_kernels_abi_and_launches() -> None:
                  "wino_weight_transform", "wino_forward"):
         assert re.search(rf"WB_API \w[\w ]*\*? ?{name}\(", source), name
     assert "typedef half IN_T;" in source and "typedef half OUT_T;" in source
-    # Workspaces packed into the one buffer at 256-byte aligned offsets.
+    # Workspaces packed into the one buffer at 2 MiB boundaries of its aligned base.
     assert "kOffset0 = wb_align(0);  // wt" in source
     assert "kOffset1 = wb_align(kOffset0 + sizeof(half) * 4608ull);  // scratch" in source
-    assert "kWorkspaceBytes = wb_align(kOffset1 + sizeof(float) * 3ull);" in source
+    assert "kWorkspaceBytes = kOffset1 + sizeof(float) * 3ull;" in source
+    assert source.count("char* wb_base = wb_layout_base(wb_workspace);") == 2
     # Only the forward kernel is over 48 KB, so only it gets the attribute.
     assert source.count("cudaFuncSetAttribute") == 1
     assert "cudaFuncSetAttribute(direct_conv, cudaFuncAttributeMaxDynamicSharedMemorySize, " \
@@ -125,8 +128,8 @@ def test_render_has_kernels_abi_and_launches() -> None:
 
 
 def test_expected_workspace_bytes() -> None:
-    # wt: 9*16*32 halves = 9216 B at 0; scratch: 12 B at 9216; total rounded up to 256.
-    assert expected_workspace_bytes(direct_conv_spec()) == 9472
+    # wt: 9*16*32 halves = 9216 B at 0; scratch: 12 B at 2 MiB; plus 2 MiB - 256 of slack.
+    assert expected_workspace_bytes(direct_conv_spec()) == MIB2 + 12 + MIB2 - 256
 
 
 def test_render_int8_types() -> None:
@@ -340,14 +343,21 @@ def test_library_computes_the_convolution(tmp_path: Path, dtype: str) -> None:
         wt = torch.randint(-127, 128, (3, 3, c, k), device="cuda", dtype=torch.int8)
     y = torch.full((n, h, w, k), float("nan"), device="cuda",
                    dtype=torch.float16 if dtype == "fp16" else torch.float32)
-    workspace = torch.empty(lib.workspace_bytes(), dtype=torch.uint8, device="cuda")
+    # The workspace 256 bytes past a 2 MiB boundary, the most the library's own alignment of
+    # its layout skips; the bytes around it must stay untouched.
+    size = lib.workspace_bytes()
+    raw = torch.zeros(size + 4 * MIB2, dtype=torch.uint8, device="cuda")
+    start = (-raw.data_ptr()) % MIB2 + 256
+    workspace = raw.data_ptr() + start
     stream = torch.cuda.current_stream().cuda_stream
-    lib.weight_transform(wt.data_ptr(), workspace.data_ptr(), stream)
-    lib.forward(x.data_ptr(), y.data_ptr(), workspace.data_ptr(), stream)
+    lib.weight_transform(wt.data_ptr(), workspace, stream)
+    lib.forward(x.data_ptr(), y.data_ptr(), workspace, stream)
     torch.cuda.synchronize()
     ref = torch.nn.functional.conv2d(x.double().permute(0, 3, 1, 2),
                                      wt.double().permute(3, 2, 0, 1), padding=1)
     err = (y.double() - ref.permute(0, 2, 3, 1)).norm() / ref.norm()
     assert err < (1e-3 if dtype == "fp16" else 1e-7)
+    assert raw[start:start + size].any()  # the weights landed inside
+    assert not raw[:start].any() and not raw[start + size:].any()
     with pytest.raises(WinoError, match="invalid argument"):
-        lib.forward(x.data_ptr(), y.data_ptr(), workspace.data_ptr() + 8, stream)
+        lib.forward(x.data_ptr(), y.data_ptr(), workspace + 8, stream)

@@ -206,3 +206,22 @@ def test_otrans_binds_every_tile_layout():
                 schedule_otrans(sch, wl, KernelConfig(tb_m=tb_m, tb_n=32))
                 across += wl.image_tile_stride(tb_m) == wl.tiles_per_image
     assert across > 150  # of 192: most layouts put the images back to back
+
+
+@pytest.mark.parametrize(("dtype", "fusion", "expected"), [
+    ("int8", "full", ["U", "U_scale"]),  # V and M stay in shared memory
+    ("fp16", "shmem", ["U", "M"]),         # M goes through DRAM to OTrans
+    ("fp16", "none", ["V", "U", "M"]),
+])
+def test_the_host_allocates_only_the_buffers_launches_name(dtype, fusion, expected) -> None:
+    from wino_tvm.artifact import workspaces
+    from wino_tvm.harness import Launch
+
+    wl = Conv2dWorkload(1, 8, 8, 16, 32, dtype=dtype, m=2)
+    cfg = KernelConfig(16, 32, 16, fusion=fusion)
+    scale = ("U_scale",) if dtype == "int8" else ()
+    names = {"full": [("x", "U", *scale, "y")], "shmem": [("x", "U", "M"), ("M", "y")],
+             "none": [("V", "x"), ("V", "U", "M"), ("M", "y")]}[fusion]
+    launches = [Launch(f"k{i}", (1, 1, 1), (32, 1, 1), 0, args)
+                for i, args in enumerate([("U", *scale, "w"), *names])]
+    assert [ws.name for ws in workspaces(wl, cfg, launches)] == expected

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 
@@ -37,17 +38,20 @@ def commit_id() -> str:
     return head + ("-dirty" if dirty.strip() else "")
 
 
-def workspaces(wl: Conv2dWorkload, cfg: KernelConfig) -> tuple[Workspace, ...]:
-    """Intermediate buffers the host allocates (TVM kernels take them as parameters)."""
+def workspaces(wl: Conv2dWorkload, cfg: KernelConfig,
+               launches: Sequence[Launch]) -> tuple[Workspace, ...]:
+    """Intermediate buffers the host allocates (TVM kernels take them as parameters): those
+    the launches name (the full kernel reads U alone; V and M never leave the SM)."""
     a2, ntp = wl.alpha * wl.alpha, wl.ntiles_padded(cfg.tb_m)
-    out = [
+    every = [
         Workspace("V", C_TYPES[wl.dtype], a2 * ntp * wl.c),
         Workspace("U", C_TYPES[wl.dtype], a2 * wl.k * wl.c),
         Workspace("M", C_TYPES[wl.accum], a2 * ntp * wl.k),
     ]
     if wl.dtype == "int8":
-        out.append(Workspace("U_scale", "float", a2 * wl.k))
-    return tuple(out)
+        every.append(Workspace("U_scale", "float", a2 * wl.k))
+    named = {arg for launch in launches for arg in launch.args}
+    return tuple(ws for ws in every if ws.name in named)
 
 
 def _launch(entry: dict) -> Launch:
@@ -88,11 +92,11 @@ def build_artifact(
                           async_u=cfg.async_u, groups=cfg.groups)
     kernels = drop_barriers(rebuilt.source, list(dropped_barriers))
     log(f"[3/3] harness: write {out_dir}")
+    weight = tuple(_launch(e) for e in rebuilt.weight_launches)
+    forward = tuple(_launch(e) for e in rebuilt.forward_launches)
     spec = HarnessSpec(
         wl.n, wl.h, wl.w, wl.c, wl.k, wl.dtype, wl.m, cfg.fusion, cfg.name(wl), commit_id(),
-        rel_l2_tolerance(wl), kernels, workspaces(wl, cfg),
-        tuple(_launch(e) for e in rebuilt.weight_launches),
-        tuple(_launch(e) for e in rebuilt.forward_launches),
+        rel_l2_tolerance(wl), kernels, workspaces(wl, cfg, weight + forward), weight, forward,
         wl.epilogue,
         wl.out,
     )

@@ -46,13 +46,14 @@ _ABI_NAME = re.compile(r"wino_\w*")
 
 
 def _workspace_offsets(workspaces: Sequence[Workspace]) -> str:
-    """constexpr offsets of each workspace in the one buffer, and the buffer's total size."""
+    """constexpr offsets of each workspace from the layout's aligned base, and where the
+    last one ends."""
     lines = []
     end = "0"
     for i, ws in enumerate(workspaces):
         lines.append(f"static constexpr size_t kOffset{i} = wb_align({end});  // {ws.name}")
         end = f"kOffset{i} + sizeof({ws.c_type}) * {ws.count}ull"
-    lines.append(f"static constexpr size_t kWorkspaceBytes = wb_align({end});")
+    lines.append(f"static constexpr size_t kWorkspaceBytes = {end};")
     return "\n".join(lines)
 
 
