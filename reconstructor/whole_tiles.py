@@ -15,6 +15,8 @@ when each trip loaded and transformed in turn), and in flight across the second 
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import regex
 
 from .cblocks import enclosing_loops, find_loops, indent_of, line_span, reindent
@@ -33,28 +35,38 @@ _TILE_STORE = regex.compile(r"^[ ]*\*\([\w ]+\*\)\((?P<name>\w+) \+ \d+\) = ", r
 _INPUT = regex.compile(r"\bx_ptr\b")
 
 
-def _itrans_switch(body: str) -> tuple[regex.Match, bool] | None:
-    """specialise's per-warp switch of the ITrans part, and whether it lies in the channel chunk
-    loop (TB_K < C) rather than outside every loop (one chunk); None for any other kernel,
-    where the tile loop has one trip (whole tiles would leave all but one warp idle) and where a
-    chunked kernel's warps would take more than one trip each."""
+class _Switch(NamedTuple):
+    """specialise's per-warp switch of the ITrans part: its match, its case bodies in warp
+    order, the offset just past it, and whether it lies in the channel chunk loop."""
+
+    match: regex.Match
+    cases: list[str]
+    end: int
+    chunked: bool
+
+
+def _itrans_switch(body: str) -> _Switch | None:
+    """The ITrans part's per-warp switch, in the channel chunk loop (TB_K < C) or outside every
+    loop (one chunk); None for any other kernel, where the tile loop has one trip (whole tiles
+    would leave all but one warp idle) and where a chunked kernel's warps would take more than
+    one trip each."""
     found = list(SWITCH.finditer(body))
     if len(found) != 1:
         return None
-    cases, _ = _cases(body, found[0])
+    cases, end = _cases(body, found[0])
     tile_loops = [find_loops(case) for case in cases]
     if not all(tile_loops):  # one trip per warp: TVM drops the loop
         return None
     loops = enclosing_loops(find_loops(body), found[0].start())
     if not loops:
-        return found[0], False
+        return _Switch(found[0], cases, end, chunked=False)
     # The chunk loop is the one loop around ITrans, and the MMA runs in it too. There the
     # accumulators are live during ITrans: a second round of tiles per warp (64 more registers
     # of loads) spilled the 32/64/64 fp16-accumulator kernel (128 bytes) and cost it 0.91-0.94x
     # on the H100 (bench/results/h100/whole_tiles_chunked/), so chunked kernels take one round.
     one_round = all(loop[0].extent <= len(cases) for loop in tile_loops)
     if len(loops) == 1 and "wmma::mma_sync" in body[loops[0].open:loops[0].close] and one_round:
-        return found[0], True
+        return _Switch(found[0], cases, end, chunked=True)
     return None
 
 
@@ -127,8 +139,7 @@ def whole_tile_itrans(fused: Kernel, alpha: int) -> Kernel:
     if found is None:
         raise ReconstructError(f"{fused.name}: ITrans is not one per-warp switch, outside every "
                                "loop or in the channel chunk loop (specialised)")
-    switch, chunked = found
-    cases, switch_end = _cases(body, switch)
+    switch, cases, switch_end, chunked = found
     if len(cases) != alpha:
         raise ReconstructError(f"{len(cases)} warp cases for {alpha} warps")
     parts = [_split_case(case) for case in cases]
