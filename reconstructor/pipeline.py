@@ -37,10 +37,12 @@ SPECIALISE_MAX_ALPHA = 4
 # (0.88-0.96x) nor for m=4 (unspecialised: fp16 0.96x, int8 168 -> 254 registers; specialised:
 # 82 KB of SASS already).
 ITRANS_UNROLL = 4
-# With one channel chunk (TB_K = C) the fp16 m=2 full kernel's warps transform whole input tiles
+# With one channel chunk (TB_K = C) the m=2 full kernel's warps transform whole input tiles
 # instead of one tap column each (reconstructor.whole_tiles), in place of the tile loop's
-# unrolling: on the H100 1.14-1.16x for the 4-warp 32/64 kernels (960^2 302.2 -> 259.5 us),
-# 1.05x and 1.12x for 2- and 4-group kernels (bench/results/h100/whole_tiles_ab/, same run).
+# unrolling: on the H100 1.14-1.16x for the 4-warp fp16 32/64 kernels (960^2 302.2 -> 259.5
+# us), 1.05x and 1.12x for 2- and 4-group kernels (bench/results/h100/whole_tiles_ab/, same
+# run); with several chunks where each warp takes one trip (whole_tiles_chunked/). int8 too
+# (whole_tiles_int8/); its kernels without whole tiles keep the tile loop rolled.
 # The full kernel's OTrans loop is unrolled at alpha 4 (m=2): its residual loads then overlap,
 # which matters most where one block fills an SM (fp16 accumulators, TB_N 64: 221 KB of shared
 # memory, 4 warps). Hand-edited A/Bs on the H100 (bench/results/h100/otrans_unroll_ab/): by 4,
@@ -139,10 +141,10 @@ def reconstruct(source: str, launches: Sequence[Mapping], fusion: str,
         # After fusion: the fusion passes evaluate ITrans's indices over threadIdx.y.
         by_warp = specialise_itrans if fusion == "syncfree" else specialise_fused
         forward[0] = (by_warp(kernel, first_launch), first_launch)
-    if full_m2 and specialise and _element_types(stages.itrans) == {"half"}:
+    if full_m2 and specialise:
         if takes_whole_tiles(forward[0][0]):
             forward[0] = (whole_tile_itrans(forward[0][0], first_launch.block[1]), first_launch)
-        else:
+        elif _element_types(stages.itrans) == {"half"}:
             forward[0] = (unroll_itrans(forward[0][0], ITRANS_UNROLL), first_launch)
     if full_m2:
         forward[0] = (unroll_otrans(forward[0][0], otrans_unroll_factor(forward[0][0])),

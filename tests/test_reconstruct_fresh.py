@@ -130,9 +130,9 @@ def test_persistent_full_kernels(rebuilt, dtype, m, epilogue, groups):
     step = "(int)gridDim.x" + (f" * {groups}" if groups > 1 else "")
     assert f"tile_block += {step};" in body
     # Each group's block barriers are its own named barrier (1 + threadIdx.z); one more after
-    # ITrans where its warps transform whole tiles (fp16 m=2, reconstructor.whole_tiles).
+    # ITrans where its warps transform whole tiles (m=2, reconstructor.whole_tiles).
     whole = WHOLE_TILES_MARK in body
-    assert whole == (dtype == "fp16" and m == 2)
+    assert whole == (m == 2)
     assert body.count(f'"bar.sync %0, {32 * wl.alpha};"') == (3 + whole if groups > 1 else 0)
     _check_forward(wl, cfg, r, dtype, "full")
 
@@ -170,15 +170,15 @@ def _check_forward(wl, cfg, r, dtype, fusion):
         # U staged per block goes through cp.async (reconstructor.async_copy).
         assert ("cp.async.cg.shared.global" in fused) == (cfg.u_smem and not cfg.persist)
         # Block barriers only around the accumulator hand-off (and, persistent, before the
-        # next tile block's V overwrites M; with whole-tile ITrans, fp16 m=2, after ITrans and,
+        # next tile block's V overwrites M; with whole-tile ITrans, m=2, after ITrans and,
         # with several channel chunks, before its transforms too); with warp groups those are
         # the groups' named barriers, and one block barrier follows U's staging. Whole tiles
-        # need 2 trips of the tile loop (16-byte vectors over 32 lanes), chunked at most 1 per
-        # warp.
-        trips, chunked = cfg.tb_m * cfg.tb_k // 256, cfg.tb_k < wl.c
+        # need 2 trips of the tile loop (32 lanes of 8 fp16 or 4 int8 channels), chunked at
+        # most 1 per warp.
+        channels = {"fp16": 8, "int8": 4}[dtype]
+        trips, chunked = cfg.tb_m * cfg.tb_k // (32 * channels), cfg.tb_k < wl.c
         whole = WHOLE_TILES_MARK in fused
-        assert whole == (dtype == "fp16" and wl.m == 2 and trips >= 2
-                         and (not chunked or trips <= wl.alpha))
+        assert whole == (wl.m == 2 and trips >= 2 and (not chunked or trips <= wl.alpha))
         whole_barriers = (2 if chunked else 1) if whole else 0
         sites = [s.call for s in barrier_sites(r.source) if s.kernel == gemm]
         assert sites.count("__syncthreads") == (

@@ -358,3 +358,21 @@ def test_whole_tile_itrans_computes_the_same_v(one_chunk, tmp_path: Path) -> Non
     (reconstructor.whole_tiles); together they write TVM's V slice."""
     assert WHOLE_TILES_MARK in reconstruct(*one_chunk, "full").source
     _check_same_v(tmp_path, *one_chunk)
+
+
+@pytest.mark.slow
+@pytest.mark.nvcc
+@pytest.mark.skipif(not HAS_NVCC, reason="nvcc not on PATH")
+def test_int8_whole_tile_itrans_computes_the_same_v(tmp_path: Path) -> None:
+    """int8 with one channel chunk: 16 tiles x 64 channels in 4-byte groups, 8 trips, two per
+    warp (the stored int8 source has one per warp, in chunks)."""
+    from wino_tvm.codegen import generate
+    from wino_tvm.config import KernelConfig
+    from wino_tvm.schedule import scheduled_module
+    from wino_tvm.workload import Conv2dWorkload
+
+    wl = Conv2dWorkload(2, 11, 13, 64, 32, dtype="int8", m=2)
+    proto = generate(scheduled_module(wl, KernelConfig(16, 32, 64, fusion="full")))
+    source, launches = proto.source, [asdict(k) for k in proto.launches]
+    assert WHOLE_TILES_MARK in reconstruct(source, launches, "full").source
+    _check_same_v(tmp_path, source, launches)
