@@ -33,6 +33,11 @@ _IDENTIFIER = regex.compile(r"(?<![\w.])[A-Za-z_]\w*")
 # `*(uint4*)(it_d_local_ptr + 8) = ...;`: the loads fill the input-tile array by vectors.
 _TILE_STORE = regex.compile(r"^[ ]*\*\([\w ]+\*\)\((?P<name>\w+) \+ \d+\) = ", regex.M)
 _INPUT = regex.compile(r"\bx_ptr\b")
+_DECL = regex.compile(r"alignas\(\d+\) (?P<type>[\w ]+) \w+\[(?P<count>\d+)\];")
+C_BYTES = {"half": 2, "signed char": 1}
+# A chunked kernel's warp may keep this many bytes of input tiles in flight: one round of fp16
+# tiles (16 pixels x 8 channels x 2 bytes); two spilled (see _itrans_switch).
+CHUNKED_TILE_BYTES = 256
 
 
 class _Switch(NamedTuple):
@@ -61,11 +66,13 @@ def _itrans_switch(body: str) -> _Switch | None:
     if not loops:
         return _Switch(found[0], cases, end, chunked=False)
     # The chunk loop is the one loop around ITrans, and the MMA runs in it too. There the
-    # accumulators are live during ITrans: a second round of tiles per warp (64 more registers
-    # of loads) spilled the 32/64/64 fp16-accumulator kernel (128 bytes) and cost it 0.91-0.94x
-    # on the H100 (bench/results/h100/whole_tiles_chunked/), so chunked kernels take one round.
-    one_round = all(loop[0].extent <= len(cases) for loop in tile_loops)
-    if len(loops) == 1 and "wmma::mma_sync" in body[loops[0].open:loops[0].close] and one_round:
+    # accumulators are live during ITrans: a second round of fp16 tiles per warp (64 more
+    # registers of loads) spilled the 32/64/64 fp16-accumulator kernel (128 bytes) and cost it
+    # 0.91-0.94x on the H100 (bench/results/h100/whole_tiles_chunked/), so a warp's rounds of
+    # tiles in flight may hold at most one fp16 round's bytes (int8 tiles: 4 rounds).
+    rounds = -(-tile_loops[0][0].extent // len(cases))
+    fits = rounds * _tile_bytes(_split_case(cases[0])[2], body) <= CHUNKED_TILE_BYTES
+    if len(loops) == 1 and "wmma::mma_sync" in body[loops[0].open:loops[0].close] and fits:
         return _Switch(found[0], cases, end, chunked=True)
     return None
 
@@ -115,6 +122,14 @@ def _split_case(case: str) -> tuple[str, str, str, int, str]:
         raise ReconstructError("the last input load does not fill a tile array")
     cut = inner.index("\n", store.end()) + 1
     return "".join(decl_lines), loop.var, inner[:cut], loop.extent, inner[cut:]
+
+
+def _tile_bytes(loads: str, body: str) -> int:
+    """Bytes of the local array one trip's loads fill."""
+    decl = _DECL.fullmatch(_tile_array(loads, body)[1])
+    if decl is None or decl["type"] not in C_BYTES:
+        raise ReconstructError(f"cannot size the input-tile array: {decl and decl.group()}")
+    return C_BYTES[decl["type"]] * int(decl["count"])
 
 
 def _tile_array(loads: str, body: str) -> tuple[str, str]:

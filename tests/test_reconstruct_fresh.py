@@ -174,11 +174,12 @@ def _check_forward(wl, cfg, r, dtype, fusion):
         # with several channel chunks, before its transforms too); with warp groups those are
         # the groups' named barriers, and one block barrier follows U's staging. Whole tiles
         # need 2 trips of the tile loop (32 lanes of 8 fp16 or 4 int8 channels), chunked at
-        # most 1 per warp.
-        channels = {"fp16": 8, "int8": 4}[dtype]
+        # most 256 bytes of tiles per warp (one fp16 round, 4 int8 rounds).
+        channels, tile_bytes = {"fp16": (8, 256), "int8": (4, 64)}[dtype]
         trips, chunked = cfg.tb_m * cfg.tb_k // (32 * channels), cfg.tb_k < wl.c
+        rounds = -(-trips // wl.alpha)
         whole = WHOLE_TILES_MARK in fused
-        assert whole == (wl.m == 2 and trips >= 2 and (not chunked or trips <= wl.alpha))
+        assert whole == (wl.m == 2 and trips >= 2 and (not chunked or rounds * tile_bytes <= 256))
         whole_barriers = (2 if chunked else 1) if whole else 0
         sites = [s.call for s in barrier_sites(r.source) if s.kernel == gemm]
         assert sites.count("__syncthreads") == (

@@ -88,15 +88,12 @@ def test_kernels_whole_tiles_do_not_pay_keep_the_warp_cases(c: int, tb_m: int, t
     assert not takes_whole_tiles(kernel)
 
 
-def test_int8_kernels_take_whole_tiles_too() -> None:
-    """The stored int8 config: 16 tiles x 32 channels per chunk in 4-byte groups, 4 trips of
-    32 lanes, one per warp; each trip loads its tile once (16 loads) instead of once per warp."""
-    body = full_kernel(reconstruct(*stored("int8-m2"), "full").source).body
-    assert SWITCH not in body
-    part = body[body.index(WHOLE_TILES_MARK):]
-    part = part[:part.index("__syncthreads();", part.index("__syncthreads();") + 1)]
-    assert [int(s) for s in TRIP.findall(part)] == [0] * (1 + ALPHA)  # loads, then 4 cases
-    assert part.count("x_ptr") == 16 and "if (((int)threadIdx.y) <" not in part
+def test_stored_int8_kernel_keeps_the_warp_cases() -> None:
+    """The stored int8 source (an older schedule: byte loads, one trip per chunk, so TVM drops
+    the tile loop) has nothing to share; fresh int8 output takes whole tiles
+    (test_reconstruct_fresh, test_specialise's host run)."""
+    kernel = full_kernel(reconstruct(*stored("int8-m2"), "full").source)
+    assert SWITCH in kernel.body and WHOLE_TILES_MARK not in kernel.body
 
 
 def test_a_kernel_without_warp_cases_is_refused(one_chunk) -> None:

@@ -16,6 +16,7 @@ import dataclasses
 import sys
 from pathlib import Path
 
+from reconstructor.whole_tiles import CHUNKED_TILE_BYTES
 from wino_tvm.artifact import commit_id
 from wino_tvm.config import KNOWN_DEVICES, WARP_SIZE, KernelConfig
 from wino_tvm.suites import BENCH_WORKLOADS, TUNING_LOG, bench_full
@@ -28,13 +29,15 @@ from wino_tvm.workload import Conv2dWorkload
 
 TOP = 3
 INT8_CHANNELS_PER_THREAD = 4  # ITrans loads 4 int8 channels at a time
+INT8_TILE_BYTES = 16 * INT8_CHANNELS_PER_THREAD  # one trip's input tile per thread
 
 
 def whole(wl: Conv2dWorkload, cfg: KernelConfig) -> bool:
     """Whether the pipeline now gives this int8 kernel whole input tiles."""
     trips = cfg.tb_m * cfg.tb_k // (WARP_SIZE * INT8_CHANNELS_PER_THREAD)
+    rounds = -(-trips // wl.alpha)
     return (wl.dtype == "int8" and wl.m == 2 and cfg.fusion == "full" and trips >= 2
-            and (cfg.tb_k == wl.c or trips <= wl.alpha))
+            and (cfg.tb_k == wl.c or rounds * INT8_TILE_BYTES <= CHUNKED_TILE_BYTES))
 
 
 def candidates() -> list[Candidate]:
