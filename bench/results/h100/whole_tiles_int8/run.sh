@@ -1,8 +1,8 @@
 #!/bin/bash
 # Whole tiles in int8 full kernels (README.md), one device call:
-# 1. same-run A/B: 14 bench_full int8 variants built at 3d37e7f (old_*) against the same configs
-#    built at 9ed19a0 (new_*), 3 checks each;
-# 2. re-tuning: plan.py tune (36 candidates built at 9ed19a0), measured by the tuner;
+# 1. same-run A/B: 34 bench_full int8 variants built at 3d37e7f (old_*) against the same configs
+#    built at 8f30c45 (new_*), 3 checks each;
+# 2. re-tuning: plan.py tune (39 candidates built at 8f30c45), measured by the tuner;
 # 3. ncu of the new 960^2 int8 kernel (where its time goes now).
 set -u
 O=$1
