@@ -1,5 +1,5 @@
 """The issue's targets from this run's results.jsonl, and each variant against the last final
-run (../bench_full_31c5d58/): python3 targets.py (TVM-free, no GPU)."""
+run (../bench_full_3d37e7f/): python3 targets.py (TVM-free, no GPU)."""
 
 import json
 import statistics
@@ -49,7 +49,7 @@ for s in ("N1_H448_C64", "N1_H640_C64", "N1_H960_C64"):
         b = best(s, "fp16", acc)
         parts.append(f"{acc} acc. {b['median_us']:.1f} us = {cudnn[s] / b['median_us']:.2f}x")
     print(f"  {s}: cuDNN {cudnn[s]:.1f} us; " + "; ".join(parts))
-LAST = load(HERE.parent / "bench_full_31c5d58" / "results.jsonl")
+LAST = load(HERE.parent / "bench_full_3d37e7f" / "results.jsonl")
 
 
 def last_ratio(s: str) -> float:
@@ -112,9 +112,9 @@ def key(r: dict) -> tuple:
 
 
 old = {key(r): r
-       for r in load(HERE.parent / "bench_full_31c5d58" / "results.jsonl")
+       for r in load(HERE.parent / "bench_full_3d37e7f" / "results.jsonl")
        if r["fusion"] == "full" and r.get("status") == "ok"}
-print("\nagainst ../bench_full_31c5d58/ (another run), old / new time per variant both ran:")
+print("\nagainst ../bench_full_3d37e7f/ (another run), old / new time per variant both ran:")
 for label, keep in (("N=1", lambda r: r["workload"]["N"] == 1),
                     ("N>1", lambda r: r["workload"]["N"] > 1)):
     pairs = sorted((old[key(r)]["median_us"] / r["median_us"], r) for r in ours
