@@ -2,8 +2,9 @@
 
 In the sync-free mapping warp w computes tap column w of V for every (tile, channel group) of
 its block, so each warp loads the input vectors its column needs: at m=2 32 16-byte loads per
-(tile, 8 channels) over the 4 warps, where the tile has 16 (48 with the bounds of a chunked
-kernel's loop), and every warp walks all trips of the tile loop. The warps can share the tiles
+(tile, 8 fp16 channels) over the 4 warps, where the tile has 16 (48 with the bounds of a chunked
+kernel's loop; int8: 64 4-byte loads per tile and 4 channels), and every warp walks all trips
+of the tile loop. The warps can share the tiles
 instead: warp w takes trips w, w + alpha, ... and computes every tap column for them (each warp
 case's body after one copy of the loads). V's columns then come from every warp, so the warp
 barrier before the MMA becomes a block barrier; with several channel chunks (TB_K < C) a second
@@ -53,8 +54,8 @@ class _Switch(NamedTuple):
 def _itrans_switch(body: str) -> _Switch | None:
     """The ITrans part's per-warp switch, in the channel chunk loop (TB_K < C) or outside every
     loop (one chunk); None for any other kernel, where the tile loop has one trip (whole tiles
-    would leave all but one warp idle) and where a chunked kernel's warps would take more than
-    one trip each."""
+    would leave all but one warp idle) and where a chunked kernel's warps would hold more than
+    CHUNKED_TILE_BYTES of tiles per thread."""
     found = list(SWITCH.finditer(body))
     if len(found) != 1:
         return None
