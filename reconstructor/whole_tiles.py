@@ -22,7 +22,7 @@ import regex
 
 from .cblocks import enclosing_loops, find_loops, indent_of, line_span, reindent
 from .errors import ReconstructError
-from .passes import _INT_DECL, SYNC_FREE_NOTE, SYNCTHREADS, _declared, _named
+from .passes import _INT_DECL, _SCALAR_BYTES, SYNC_FREE_NOTE, SYNCTHREADS, _bytes, _declared, _named
 from .source import Kernel
 from .specialise import SPECIALISE_MARK, SWITCH_HEAD
 
@@ -35,18 +35,18 @@ _IDENTIFIER = regex.compile(r"(?<![\w.])[A-Za-z_]\w*")
 _TILE_STORE = regex.compile(r"^[ ]*\*\([\w ]+\*\)\((?P<name>\w+) \+ \d+\) = ", regex.M)
 _INPUT = regex.compile(r"\bx_ptr\b")
 _DECL = regex.compile(r"alignas\(\d+\) (?P<type>[\w ]+) \w+\[(?P<count>\d+)\];")
-C_BYTES = {"half": 2, "signed char": 1}
 # A chunked kernel's warp may keep this many bytes of input tiles in flight: one round of fp16
 # tiles (16 pixels x 8 channels x 2 bytes); two spilled (see _itrans_switch).
 CHUNKED_TILE_BYTES = 256
 
 
 class _Switch(NamedTuple):
-    """specialise's per-warp switch of the ITrans part: its match, its case bodies in warp
-    order, the offset just past it, and whether it lies in the channel chunk loop."""
+    """specialise's per-warp switch of the ITrans part: its match, its cases in warp order
+    (split by _split_case), the offset just past it, and whether it lies in the channel chunk
+    loop."""
 
     match: regex.Match
-    cases: list[str]
+    parts: list[tuple[str, str, str, int, str]]
     end: int
     chunked: bool
 
@@ -60,27 +60,28 @@ def _itrans_switch(body: str) -> _Switch | None:
     if len(found) != 1:
         return None
     cases, end = _cases(body, found[0])
-    tile_loops = [find_loops(case) for case in cases]
-    if not all(tile_loops):  # one trip per warp: TVM drops the loop
+    if not all(find_loops(case) for case in cases):  # one trip per warp: TVM drops the loop
         return None
     loops = enclosing_loops(find_loops(body), found[0].start())
     if not loops:
-        return _Switch(found[0], cases, end, chunked=False)
-    # The chunk loop is the one loop around ITrans, and the MMA runs in it too. There the
-    # accumulators are live during ITrans: a second round of fp16 tiles per warp (64 more
-    # registers of loads) spilled the 32/64/64 fp16-accumulator kernel (128 bytes) and cost it
-    # 0.91-0.94x on the H100 (bench/results/h100/whole_tiles_chunked/), so a warp's rounds of
-    # tiles in flight may hold at most one fp16 round's bytes (int8 tiles: 4 rounds).
-    rounds = -(-tile_loops[0][0].extent // len(cases))
-    fits = rounds * _tile_bytes(_split_case(cases[0])[2], body) <= CHUNKED_TILE_BYTES
-    if len(loops) == 1 and "wmma::mma_sync" in body[loops[0].open:loops[0].close] and fits:
-        return _Switch(found[0], cases, end, chunked=True)
-    return None
+        return _Switch(found[0], [_split_case(case) for case in cases], end, chunked=False)
+    # The chunk loop is the one loop around ITrans, and the MMA runs in it too.
+    if len(loops) != 1 or "wmma::mma_sync" not in body[loops[0].open:loops[0].close]:
+        return None
+    # There the accumulators are live during ITrans: a second round of fp16 tiles per warp (64
+    # more registers of loads) spilled the 32/64/64 fp16-accumulator kernel (128 bytes) and
+    # cost it 0.91-0.94x on the H100 (bench/results/h100/whole_tiles_chunked/), so a warp's
+    # rounds of tiles in flight may hold at most one fp16 round's bytes (int8 tiles: 4 rounds).
+    parts = [_split_case(case) for case in cases]
+    rounds = -(-parts[0][3] // len(parts))
+    if rounds * _tile_bytes(parts[0][2], body) > CHUNKED_TILE_BYTES:
+        return None
+    return _Switch(found[0], parts, end, chunked=True)
 
 
 def takes_whole_tiles(fused: Kernel) -> bool:
     """Whether fused's ITrans is specialised per warp and runs once per tile block or once per
-    channel chunk in at most one trip per warp, the cases the pass rewrites."""
+    channel chunk within CHUNKED_TILE_BYTES per thread, the cases the pass rewrites."""
     return _itrans_switch(fused.body) is not None
 
 
@@ -127,10 +128,11 @@ def _split_case(case: str) -> tuple[str, str, str, int, str]:
 
 def _tile_bytes(loads: str, body: str) -> int:
     """Bytes of the local array one trip's loads fill."""
-    decl = _DECL.fullmatch(_tile_array(loads, body)[1])
-    if decl is None or decl["type"] not in C_BYTES:
-        raise ReconstructError(f"cannot size the input-tile array: {decl and decl.group()}")
-    return C_BYTES[decl["type"]] * int(decl["count"])
+    line = _tile_array(loads, body)[1]
+    decl = _DECL.fullmatch(line)
+    if decl is None:
+        raise ReconstructError(f"cannot size the input-tile array: {line}")
+    return _bytes(decl["type"], _SCALAR_BYTES) * int(decl["count"])
 
 
 def _tile_array(loads: str, body: str) -> tuple[str, str]:
@@ -155,10 +157,9 @@ def whole_tile_itrans(fused: Kernel, alpha: int) -> Kernel:
     if found is None:
         raise ReconstructError(f"{fused.name}: ITrans is not one per-warp switch, outside every "
                                "loop or in the channel chunk loop (specialised)")
-    switch, cases, switch_end, chunked = found
-    if len(cases) != alpha:
-        raise ReconstructError(f"{len(cases)} warp cases for {alpha} warps")
-    parts = [_split_case(case) for case in cases]
+    switch, parts, switch_end, chunked = found
+    if len(parts) != alpha:
+        raise ReconstructError(f"{len(parts)} warp cases for {alpha} warps")
     loads = {p[2] for p in parts}
     trip_vars, trip_counts = {p[1] for p in parts}, {p[3] for p in parts}
     if len(loads) != 1 or len(trip_vars) != 1 or len(trip_counts) != 1:
