@@ -42,7 +42,7 @@ ITRANS_UNROLL = 4
 # unrolling: on the H100 1.14-1.16x for the 4-warp fp16 32/64 kernels (960^2 302.2 -> 259.5
 # us), 1.05x and 1.12x for 2- and 4-group kernels (bench/results/h100/whole_tiles_ab/, same
 # run); with several chunks where a warp's tiles fit whole_tiles.CHUNKED_TILE_BYTES per thread
-# (whole_tiles_chunked/). int8 too, 1.06-1.47x where it applies but 0.83x for 16/64/16
+# (whole_tiles_chunked/). int8 too, 0.97-1.47x where it applies but 0.83x for 16/64/16
 # (whole_tiles_int8/); its kernels without whole tiles keep the tile loop rolled.
 # The full kernel's OTrans loop is unrolled at alpha 4 (m=2): its residual loads then overlap,
 # which matters most where one block fills an SM (fp16 accumulators, TB_N 64: 221 KB of shared
