@@ -19,9 +19,12 @@ from __future__ import annotations
 
 import regex
 
+from wino_tvm.config import SHMEM_ALIGN, shmem_aligned
+
 from .cblocks import Loop, enclosing_loops, find_loops, indent_of, reindent
 from .cexpr import constant_term
 from .errors import ReconstructError
+from .full import FULL_MARK
 from .launch import Launch
 from .passes import (
     _IDENT,
@@ -35,6 +38,7 @@ from .passes import (
     u_staging_loop,
 )
 from .source import Kernel
+from .whole_tiles import WHOLE_TILES_MARK
 
 TILE_BLOCK = "tile_block"
 PERSIST_MARK = "Persistent blocks:"
@@ -42,7 +46,10 @@ _U = regex.compile(r"\bU_ptr\b")
 _BLOCK_X = regex.compile(r"(?<![\w.])blockIdx\.x\b")
 _BARRIER_AFTER = regex.compile(r"[ ]*__sync(?:warp|threads)\(\);\n")
 GROUP_SHMEM = "group_shmem"
-_SHMEM_ALIGN = 128  # bytes; WMMA pointers need 32, and a group's slice starts a fresh line
+GROUP_U, GROUP_M = "group_u", "group_m"
+_BLOCK_Y = regex.compile(r"(?<![\w.])blockIdx\.y\b")
+# whole_tile_itrans's note when it deals ITrans's trips to the warps of every group.
+_SPLIT_ITRANS = regex.compile(rf"// {regex.escape(WHOLE_TILES_MARK)} warp threadIdx\.z \* ")
 # U's reads in the MMA: the only shared accesses of the per-tile code that stay on the base.
 _U_READ = regex.compile(r"^.*\bload_matrix_sync\(U_shared\w*\[.*$", regex.M)
 _U_INDEX = regex.compile(r"\(\((?P<cast>[\w ]+)\*\)(?P<name>\w+)\)\[(?P<index>.+)\]\)\), \d+\);$")
@@ -60,12 +67,13 @@ def _u_start(staging: str, buffer: str) -> int:
 
 
 @_named
-def persist_blocks(full: Kernel, launch: Launch, m_bytes: int,
-                   groups: int = 1) -> tuple[Kernel, Launch]:
+def persist_blocks(full: Kernel, launch: Launch, m_bytes: int, groups: int = 1,
+                   k_split: int = 1) -> tuple[Kernel, Launch]:
     """full with its U staging loop hoisted above a loop over the tile blocks (gridDim.x apart),
-    run by groups warp groups sharing U; the launch marked persistent. ReconstructError where U
-    is not staged once per block or where the M slice (its first m_bytes bytes of shared
-    memory) would overwrite it."""
+    run by groups warp groups sharing U, or by k_split warp groups sharing each tile block (and
+    its V) with an output-channel block each; the launch marked persistent. ReconstructError
+    where U is not staged once per block or where the M slice (its first m_bytes bytes of
+    shared memory) would overwrite it."""
     body = full.body
     if regex.search(r"\breturn\b", body):
         raise ReconstructError(f"{full.name} returns early; a persistent loop cannot wrap it")
@@ -95,6 +103,17 @@ def persist_blocks(full: Kernel, launch: Launch, m_bytes: int,
     tiles = launch.grid[0]
     first, step, barrier_text = "(int)blockIdx.x", "(int)gridDim.x", "__syncthreads();"
     shared_bytes, launch_bounds, block = launch.shared_bytes, full.launch_bounds, launch.block
+    if groups > 1 and k_split > 1:
+        raise ReconstructError(f"{full.name}: warp groups and a channel split do not combine")
+    if k_split > 1:
+        split = _ChannelSplit(full, launch, k_split, decl["name"], u_start, m_bytes)
+        hoisted = split.declarations(indent) + split.staging(hoisted)
+        per_tile = split.per_tile(per_tile)
+        shared_bytes, launch_bounds = split.shared_bytes, split.threads * k_split
+        block = (*launch.block[:2], k_split)
+        launch = Launch(launch.name, launch.params,
+                        (launch.grid[0], launch.grid[1] // k_split, launch.grid[2]),
+                        launch.block, launch.shared_bytes)
     if groups > 1:
         group = _Grouping(full, launch, groups, decl["name"], u_start)
         hoisted = (group.staging(body[loop.start:loop.end], loop)
@@ -137,9 +156,9 @@ class _Grouping:
         if threads * groups > 1024 or groups > 15:  # 16 named barriers, 1024 threads per block
             raise ReconstructError(f"{full.name}: {groups} groups of {threads} threads do not fit "
                                    "in one block (1024 threads, 15 named barriers)")
-        if u_start % _SHMEM_ALIGN or launch.shared_bytes % _SHMEM_ALIGN:
+        if u_start % SHMEM_ALIGN or launch.shared_bytes % SHMEM_ALIGN:
             raise ReconstructError(f"{full.name}: U's slice ({u_start}-{launch.shared_bytes}) "
-                                   f"is not {_SHMEM_ALIGN}-byte aligned; groups would misalign V")
+                                   f"is not {SHMEM_ALIGN}-byte aligned; groups would misalign V")
         self.name, self.groups, self.threads, self.buffer = full.name, groups, threads, buffer
         self.shared_bytes = launch.shared_bytes + (groups - 1) * u_start
         self.declaration = (
@@ -172,4 +191,64 @@ class _Grouping:
                  regex.sub(rf"\b{self.buffer}\b", GROUP_SHMEM, line)
                  for line in text.splitlines(keepends=True)]
         return _SYNCTHREADS.sub(lambda _: self.barrier, "".join(lines))
+
+
+class _ChannelSplit:
+    """How k_split groups of alpha warps (threadIdx.z) share each tile block of one block:
+    group z computes output-channel block blockIdx.y * k_split + z from its own U (staged by its
+    own warps) into its own M slice, while V is the block's (whole_tile_itrans deals ITrans's
+    trips to every warp). The groups work on a tile block in step, so the block barriers stay.
+    Shared memory: V or the k_split M slices, whichever is larger, then the k_split U slices."""
+
+    def __init__(self, full: Kernel, launch: Launch, k_split: int, buffer: str, u_start: int,
+                 m_bytes: int):
+        threads = launch.block[0] * launch.block[1]
+        if launch.block[2] != 1:  # whole_tile_itrans has put threadIdx.z in ITrans alone
+            raise ReconstructError(f"{full.name} already launches threadIdx.z; its channels "
+                                   "cannot be split over warp groups")
+        if threads * k_split > 1024 or launch.grid[1] % k_split:
+            raise ReconstructError(f"{full.name}: {k_split} groups of {threads} threads need at "
+                                   f"most 1024 threads and a multiple of {k_split} channel "
+                                   f"blocks (the grid has {launch.grid[1]})")
+        if u_start % SHMEM_ALIGN or launch.shared_bytes % SHMEM_ALIGN:
+            raise ReconstructError(f"{full.name}: U's slice ({u_start}-{launch.shared_bytes}) "
+                                   f"is not {SHMEM_ALIGN}-byte aligned")
+        self.name, self.buffer, self.threads = full.name, buffer, threads
+        u_bytes, m_slice = launch.shared_bytes - u_start, shmem_aligned(m_bytes)
+        u_base = shmem_aligned(max(u_start, k_split * m_slice))
+        self.shared_bytes = u_base + k_split * u_bytes
+        self.k_split, self.u_shift, self.u_bytes, self.m_slice = (
+            k_split, u_base - u_start, u_bytes, m_slice)
+
+    def declarations(self, indent: str) -> str:
+        return (f"{indent}// Channel split: group threadIdx.z computes channel block blockIdx.y * "
+                f"{self.k_split} + threadIdx.z\n"
+                f"{indent}// of each tile block from its own U slice (after every group's M "
+                "slice) into its own M slice.\n"
+                f"{indent}uchar* {GROUP_U} = {self.buffer} + ({self.u_shift} + (int)threadIdx.z"
+                f" * {self.u_bytes});\n"
+                f"{indent}uchar* {GROUP_M} = {self.buffer} + (int)threadIdx.z * {self.m_slice};\n")
+
+    def _channel_block(self, text: str) -> str:
+        return _BLOCK_Y.sub(f"(blockIdx.y * {self.k_split} + threadIdx.z)", text)
+
+    def staging(self, text: str) -> str:
+        """U's hoisted staging, into the group's U slice for the group's channel block."""
+        return self._channel_block(regex.sub(rf"\b{self.buffer}\b", GROUP_U, text))
+
+    def per_tile(self, text: str) -> str:
+        """The per-tile code with the group's channel block, U reads and M slice (everything
+        after the full kernel's M staging mark is M)."""
+        if not _SPLIT_ITRANS.search(text):
+            raise ReconstructError(f"{self.name}: ITrans's trips are not dealt to every warp "
+                                   f"group (whole_tile_itrans with k_split={self.k_split})")
+        marks = list(regex.finditer(rf"// {regex.escape(FULL_MARK)}", text))
+        if len(marks) != 1:
+            raise ReconstructError(f"{self.name}: expected one `// {FULL_MARK}` comment")
+        head, tail = text[:marks[0].start()], text[marks[0].start():]
+        if not _U_READ.search(head) or _U_READ.search(tail):
+            raise ReconstructError(f"{self.name}: U is not read by the MMA alone")
+        head = _U_READ.sub(lambda m: regex.sub(rf"\b{self.buffer}\b", GROUP_U, m.group()), head)
+        tail = regex.sub(rf"\b{self.buffer}\b", GROUP_M, tail)
+        return self._channel_block(head + tail)
 

@@ -86,12 +86,13 @@ class Reconstructed:
 
 def reconstruct(source: str, launches: Sequence[Mapping], fusion: str,
                 specialise: bool | None = None, persist: bool = False,
-                async_u: bool = True, groups: int = 1) -> Reconstructed:
+                async_u: bool = True, groups: int = 1, k_split: int = 1) -> Reconstructed:
     """Split, identify, strip the BGEMM's barriers (unless fusion is none), fuse, and give each
     warp its own ITrans code (reconstructor.specialise): specialise None (default) where that
     pays (alpha <= SPECIALISE_MAX_ALPHA), True always, False never. persist: the full kernel
     stages U once and loops over its tile blocks (reconstructor.persist), in groups warp groups
-    sharing U; otherwise, with async_u, it stages U with cp.async ahead of ITrans
+    sharing U or k_split warp groups sharing each tile block (whole input tiles needed);
+    otherwise, with async_u, it stages U with cp.async ahead of ITrans
     (reconstructor.async_copy)."""
     if fusion not in FUSIONS:
         raise ReconstructError(f"reconstruct: unknown fusion {fusion!r}; choose from {FUSIONS}")
@@ -99,6 +100,9 @@ def reconstruct(source: str, launches: Sequence[Mapping], fusion: str,
         raise ReconstructError(f"reconstruct: persistent blocks need fusion full, not {fusion!r}")
     if groups != 1 and not persist:
         raise ReconstructError(f"reconstruct: {groups} warp groups need persistent blocks")
+    if k_split != 1 and not persist:
+        raise ReconstructError(f"reconstruct: a channel split over {k_split} warp groups needs "
+                               "persistent blocks")
     cuda = split_kernels(source)
     by_name = {}
     for entry in launches:
@@ -144,7 +148,8 @@ def reconstruct(source: str, launches: Sequence[Mapping], fusion: str,
         forward[0] = (by_warp(kernel, first_launch), first_launch)
     if full_m2 and specialise:
         if takes_whole_tiles(forward[0][0]):
-            forward[0] = (whole_tile_itrans(forward[0][0], first_launch.block[1]), first_launch)
+            forward[0] = (whole_tile_itrans(forward[0][0], first_launch.block[1], k_split),
+                          first_launch)
         elif _element_types(stages.itrans) == {"half"}:
             forward[0] = (unroll_itrans(forward[0][0], ITRANS_UNROLL), first_launch)
     if full_m2:
@@ -154,7 +159,8 @@ def reconstruct(source: str, launches: Sequence[Mapping], fusion: str,
         forward[0] = (async_u_staging(forward[0][0]), first_launch)
     if persist:  # last: the passes above find ITrans and OTrans by their place in the body
         # The M slice is OTrans's own staging layout (fuse_full), so at most OTrans's smem.
-        forward[0] = persist_blocks(*forward[0], m_bytes=otrans[1].shared_bytes, groups=groups)
+        forward[0] = persist_blocks(*forward[0], m_bytes=otrans[1].shared_bytes, groups=groups,
+                                    k_split=k_split)
     weight = [(k, by_name[k.name]) for k in stages.ktrans]
     kernels = tuple(k for k, _ in (*weight, *forward))
     return Reconstructed(

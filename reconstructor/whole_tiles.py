@@ -148,10 +148,12 @@ def _tile_array(loads: str, body: str) -> tuple[str, str]:
 
 
 @_named
-def whole_tile_itrans(fused: Kernel, alpha: int) -> Kernel:
+def whole_tile_itrans(fused: Kernel, alpha: int, k_split: int = 1) -> Kernel:
     """fused (its ITrans specialised per warp) with warp w transforming whole input tiles in
     trips w, w + alpha, ... of the tile loop, and a block barrier after (and, per channel chunk,
-    one between the loads and the transforms)."""
+    one between the loads and the transforms). k_split: the block will hold that many groups of
+    alpha warps (threadIdx.z, reconstructor.persist) sharing the tile block, so its alpha *
+    k_split warps share the trips."""
     body = fused.body
     found = _itrans_switch(body)
     if found is None:
@@ -179,18 +181,22 @@ def whole_tile_itrans(fused: Kernel, alpha: int) -> Kernel:
         raise ReconstructError(f"the transform reads {sorted(scoped)}, declared by the loads")
     indent = switch["i"]
     inner = indent + "  "
-    text = [f"{indent}// {WHOLE_TILES_MARK} warp threadIdx.y transforms whole input tiles (every\n",
-            f"{indent}// tap column) in trips threadIdx.y, threadIdx.y + {alpha}, ...; every "
+    warps, warp, named = alpha * k_split, "((int)threadIdx.y)", "threadIdx.y"
+    if k_split > 1:
+        warp = f"(((int)threadIdx.z) * {alpha} + ((int)threadIdx.y))"
+        named = f"threadIdx.z * {alpha} + threadIdx.y"
+    text = [f"{indent}// {WHOLE_TILES_MARK} warp {named} transforms whole input tiles (every\n",
+            f"{indent}// tap column) in trips {named}, {named} + {warps}, ...; every "
             "trip's loads first.\n", f"{indent}{{\n"]
-    rounds = range(-(-trips // alpha))
+    rounds = range(-(-trips // warps))
 
     def trip_block(r: int, decls: str, code: str) -> list[str]:
-        """Trip r * alpha + warp of the tile loop: its declarations, then code on its array;
+        """Trip r * warps + warp of the tile loop: its declarations, then code on its array;
         in a last, partial round only for the warps that have a trip left."""
         code = regex.sub(rf"\b{array}\b", f"{array}_{r}", code)
-        left = trips - r * alpha
-        head = f"if (((int)threadIdx.y) < {left}) {{" if left < alpha else "{"
-        return [f"{inner}{head}\n", f"{inner}  int {trip} = {r * alpha} + ((int)threadIdx.y);\n",
+        left = trips - r * warps
+        head = f"if ({warp} < {left}) {{" if left < warps else "{"
+        return [f"{inner}{head}\n", f"{inner}  int {trip} = {r * warps} + {warp};\n",
                 reindent(decls, indent_of(decls, 0), inner + "  "),
                 reindent(code, indent_of(code, 0), inner + "  "), f"{inner}}}\n"]
 

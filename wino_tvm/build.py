@@ -65,6 +65,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--groups", type=int, default=1,
                    help="with --persist: warp groups per block, sharing U, each computing its "
                         "own tile blocks with its own V/M staging")
+    p.add_argument("--k-split", type=int, default=1,
+                   help="with --persist (m=2): warp groups per block sharing each tile block and "
+                        "its input transform, each computing tb_n of the block's k_split x tb_n "
+                        "output channels")
     p.add_argument("--ot-channels", type=int, default=1,
                    help="adjacent output channels per OTrans thread: 2 vectorises its M loads "
                         "and y stores (more registers; tuned)")
@@ -129,7 +133,7 @@ def _config(args: argparse.Namespace) -> tuple[Conv2dWorkload, KernelConfig]:
         raise WinoError(f"--frag {args.frag!r} must look like 16x16x16") from None
     cfg = KernelConfig(args.tb_m, args.tb_n, args.tb_k, fm, fn, fk, args.fusion,
                        u_smem=not args.u_l2, persist=args.persist, groups=args.groups,
-                       ot_channels=args.ot_channels)
+                       ot_channels=args.ot_channels, k_split=args.k_split)
     cfg.validate(wl, KNOWN_DEVICES[ARCH_DEVICE[args.arch]])
     return wl, cfg
 

@@ -30,6 +30,13 @@ OT_CHANNELS = (1, 2)
 ASYNC_U_MIN_TB_M = 32
 
 
+SHMEM_ALIGN = 128  # bytes; WMMA pointers need 32, and a warp group's slice starts a fresh line
+
+
+def shmem_aligned(size: int) -> int:
+    return -(-size // SHMEM_ALIGN) * SHMEM_ALIGN
+
+
 @dataclass(frozen=True)
 class DeviceLimits:
     """What a config must fit: SM count, shared memory per block (opt-in) and L2 size."""
@@ -66,6 +73,9 @@ class KernelConfig:
     persist: bool = False  # full kernel: stage U once, loop over tile blocks (can_persist())
     groups: int = 1  # persistent kernel: warp groups per block sharing U, each with its own V/M
     ot_channels: int = 1  # adjacent output channels per OTrans thread (2: vectorised M and y)
+    # persistent kernel: warp groups per block sharing each tile block (its V), group z taking
+    # channel block z of k_split adjacent ones, each with its own U and M slices
+    k_split: int = 1
 
     @property
     def fragment(self) -> tuple[int, int, int]:
@@ -88,6 +98,7 @@ class KernelConfig:
                 *([] if self.u_smem else ["ul2"]),
                 *(["pb"] if self.persist else []),
                 *([f"g{self.groups}"] if self.groups != 1 else []),
+                *([f"ks{self.k_split}"] if self.k_split != 1 else []),
                 *([f"oc{self.ot_channels}"] if self.ot_channels != 1 else []),
             ]
         )
@@ -97,15 +108,17 @@ class KernelConfig:
         """Inverse of name(): ({'dtype', 'accum', 'm'}, config)."""
         parts = name.split("-")
         # Optional tokens after the ten fixed ones, in name()'s order: ul2, or pb then
-        # g<groups> (groups > 1); then oc<channels> (channels > 1).
+        # g<groups> (groups > 1) or ks<k_split> (k_split > 1); then oc<channels> (channels > 1).
         oc = parts.pop() if len(parts) > 10 and parts[-1].startswith("oc") else None
         extras = parts[10:]
         u_smem, persist = "ul2" not in extras, "pb" in extras
         try:
-            groups = int(extras[1].removeprefix("g")) if extras[:1] == ["pb"] and extras[1:] else 1
+            split = extras[1][:2] if extras[:1] == ["pb"] and extras[1:] else ""
+            groups = int(extras[1].removeprefix("g")) if split[:1] == "g" else 1
+            k_split = int(extras[1].removeprefix("ks")) if split == "ks" else 1
             ot_channels = int(oc.removeprefix("oc")) if oc else 1
-            if (extras not in ([], ["ul2"], ["pb"], ["pb", f"g{groups}"]) or extras[1:] == ["g1"]
-                    or oc == "oc1"):
+            if (extras not in ([], ["ul2"], ["pb"], ["pb", f"g{groups}"], ["pb", f"ks{k_split}"])
+                    or extras[1:] in (["g1"], ["ks1"]) or oc == "oc1"):
                 raise ValueError(name)
             dtype, accum, m, tbm, tbn, tbk, frag, fusion, vec, pad = parts[:10]
             fm, fn, fk = (int(v) for v in frag.removeprefix("frag").split("x"))
@@ -123,6 +136,7 @@ class KernelConfig:
                 persist,
                 groups,
                 ot_channels,
+                k_split,
             )
         except ValueError:
             raise WinoError(f"{name!r} is not a wino-tvm config name") from None
@@ -154,15 +168,21 @@ class KernelConfig:
     def smem_bytes(self, wl: Conv2dWorkload) -> int:
         """Dynamic shared memory of the BGEMM (or fused) block: padded V and U slices; for full
         fusion at least the padded M slice, which reuses that memory after the channel loop;
-        one more V slice per further warp group."""
+        one more V slice per further warp group; with a channel split, V or every group's M
+        slice (whichever is larger), then every group's U slice (reconstructor.persist)."""
         operands = self._operand_bytes(wl) + (self.groups - 1) * self._v_bytes(wl)
         if self.fusion != "full":
             return operands
-        return max(operands, self._m_bytes(wl, self.m_row_elems(wl)))
+        m_slice = self._m_bytes(wl, self.m_row_elems(wl))
+        if self.k_split != 1:
+            u_slice = operands - self._v_bytes(wl)
+            below_u = max(self._v_bytes(wl), self.k_split * shmem_aligned(m_slice))
+            return shmem_aligned(below_u) + self.k_split * u_slice
+        return max(operands, m_slice)
 
     def threads(self, wl: Conv2dWorkload) -> int:
         """Threads per block: a warp per tap column, per warp group."""
-        return WARP_SIZE * wl.alpha * self.groups
+        return WARP_SIZE * wl.alpha * self.groups * self.k_split
 
     def _operand_bytes(self, wl: Conv2dWorkload) -> int:
         staged_rows = self.tb_m + (self.tb_n if self.u_smem else 0)
@@ -191,7 +211,7 @@ class KernelConfig:
         return self.tb_n + self.pad // ACCUMULATOR_BYTES[wl.accum]
 
     def blocks(self, wl: Conv2dWorkload) -> int:
-        return wl.ntiles_padded(self.tb_m) // self.tb_m * (wl.k // self.tb_n)
+        return wl.ntiles_padded(self.tb_m) // self.tb_m * (wl.k // (self.tb_n * self.k_split))
 
     def problems(self, wl: Conv2dWorkload, device: DeviceLimits | None = None) -> list[str]:
         """Every reason this config cannot run this workload (empty when it can)."""
@@ -230,6 +250,14 @@ class KernelConfig:
                 f"groups={self.groups}: warp groups are 1, or 2 and more with persist (pb) "
                 f"and at most 1024 threads per block ({WARP_SIZE * wl.alpha} per group at "
                 f"m={wl.m}): drop it or use fewer groups"
+            )
+        if self.k_split != 1 and not (
+                self.persist and self.groups == 1 and 1 < self.k_split and wl.m == 2
+                and wl.k % (self.tb_n * self.k_split) == 0 and self.threads(wl) <= 1024):
+            out.append(
+                f"k_split={self.k_split}: a channel split is 1, or 2 and more with persist (pb), "
+                f"one warp group, m=2 (whole input tiles), K={wl.k} a multiple of tb_n x "
+                f"k_split and at most 1024 threads per block: drop it or change the tiles"
             )
         if self.ot_channels not in OT_CHANNELS:
             out.append(f"ot_channels={self.ot_channels}: an OTrans thread takes "

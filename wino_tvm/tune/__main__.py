@@ -75,6 +75,8 @@ def _add_space_args(p: argparse.ArgumentParser) -> None:
                       help="warp groups per persistent block, sharing U (--groups)")
     axes.add_argument("--ot-channels", type=_ints, default=Axes.ot_channels,
                       help="adjacent channels per OTrans thread (--ot-channels)")
+    axes.add_argument("--k-split", type=_ints, default=Axes.k_split,
+                      help="warp groups per persistent block sharing its tile blocks (--k-split)")
     dev = p.add_argument_group("device limits (default: the GPU here)")
     dev.add_argument("--device", choices=sorted(KNOWN_DEVICES), help="use the known table")
     dev.add_argument("--sms", type=int, help="override: streaming multiprocessors")
@@ -140,7 +142,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def _axes(args: argparse.Namespace) -> Axes:
     return Axes(args.m, args.tb_m, args.tb_n, args.tb_k, args.frag, args.fusion, args.vec,
-                args.pad, args.u_smem, args.persist, args.groups, args.ot_channels)
+                args.pad, args.u_smem, args.persist, args.groups, args.ot_channels, args.k_split)
 
 
 def _workloads(args: argparse.Namespace) -> list[Conv2dWorkload]:

@@ -90,15 +90,18 @@ class Axes:
     # Adjacent channels per OTrans thread: 2 vectorises its M loads and y stores, and can cost
     # a block per SM in registers (bench/results/h100/ot_pairs_ab/).
     ot_channels: tuple[int, ...] = OT_CHANNELS
+    # Warp groups of a persistent m=2 block sharing each tile block, one channel block each
+    # (refused elsewhere, and beyond the shared memory).
+    k_split: tuple[int, ...] = (1, 2, 4)
 
     def configs(self) -> Iterator[KernelConfig]:
         for (tbm, tbn, tbk, frag, fusion, vec, pad, u_smem, persist, groups,
-             ot_channels) in itertools.product(
+             ot_channels, k_split) in itertools.product(
             self.tb_m, self.tb_n, self.tb_k, self.fragments, self.fusions, self.vec, self.pad,
-            self.u_smem, self.persist, self.groups, self.ot_channels,
+            self.u_smem, self.persist, self.groups, self.ot_channels, self.k_split,
         ):
             yield KernelConfig(tbm, tbn, tbk, *frag, fusion, vec, pad, u_smem, persist, groups,
-                               ot_channels)
+                               ot_channels, k_split)
 
 
 DEFAULT_AXES = Axes()
