@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import asdict
 
@@ -10,6 +11,7 @@ import pytest
 from reconstructor.errors import ReconstructError
 from reconstructor.persist import TILE_BLOCK
 from reconstructor.pipeline import reconstruct
+from reconstructor.whole_tiles import WHOLE_TILES_MARK
 from tests.stored_sources import full_kernel, stored
 from wino_tvm.codegen import generate
 from wino_tvm.config import KNOWN_DEVICES, KernelConfig
@@ -157,3 +159,71 @@ def test_groups_are_in_the_name() -> None:
                 name.replace("-g4", "-gx")):
         with pytest.raises(WinoError, match="not a wino-tvm config name"):
             KernelConfig.parse(bad)
+
+
+def test_channel_split_groups_share_the_tile_block(prototype) -> None:
+    source, launches = prototype
+    single = reconstruct(source, launches, "full", persist=True)
+    split = reconstruct(source, launches, "full", persist=True, k_split=3)
+    (one,), (three,) = single.forward_launches, split.forward_launches
+    assert three["block"] == [32, 4, 3] and three["grid"] == [one["grid"][0], 1, 1]
+    assert three["shared_bytes"] == CFG.with_(k_split=3).smem_bytes(WL)
+    assert "__launch_bounds__(384) winograd_full_kernel" in split.source
+    v_bytes = WL.alpha**2 * CFG.tb_m * (64 * 2 + CFG.pad)
+    u_bytes = one["shared_bytes"] - v_bytes
+    m_bytes = WL.alpha**2 * CFG.tb_m * CFG.m_row_elems(WL) * 4  # fp32 accumulators
+    assert three["shared_bytes"] == max(v_bytes, 3 * m_bytes) + 3 * u_bytes
+    body_1, body_3 = full_kernel(single.source).body, full_kernel(split.source).body
+    # ITrans's 4 trips go to the first 4 of the 12 warps; the others wait at its barrier.
+    warp = "(((int)threadIdx.z) * 4 + ((int)threadIdx.y))"
+    assert f"if ({warp} < 4) {{" in body_3 and f"= 0 + {warp};" in body_3
+    # From the MMA on, the kernel is the single group's with the group's U and M slices and
+    # channel block: U's reads, M's stores and OTrans's reads move, V's reads stay.
+    mma_1, mma_3 = (b[b.index("__syncthreads();", b.index(WHOLE_TILES_MARK)):]
+                    for b in (body_1, body_3))
+    for line in mma_3.splitlines():
+        if "buf_dyn_shmem_ptr" in line:
+            assert "load_matrix_sync(V_shared" in line
+    undone = (mma_3.replace("group_u", "buf_dyn_shmem_ptr").replace("group_m", "buf_dyn_shmem_ptr")
+              .replace("(blockIdx.y * 3 + threadIdx.z)", "blockIdx.y"))
+    assert undone == mma_1
+    # U is staged by each group's own warps into its own slice, after every group's M slice.
+    assert (f"uchar* group_u = buf_dyn_shmem_ptr + ({max(v_bytes, 3 * m_bytes) - v_bytes} + "
+            f"(int)threadIdx.z * {u_bytes});") in body_3
+    assert f"uchar* group_m = buf_dyn_shmem_ptr + (int)threadIdx.z * {m_bytes};" in body_3
+
+
+def test_channel_split_needs_persistent_blocks_and_whole_k_blocks(prototype) -> None:
+    source, launches = prototype
+    with pytest.raises(ReconstructError, match="a channel split over 3 warp groups needs "
+                                               "persistent blocks"):
+        reconstruct(source, launches, "full", k_split=3)
+    with pytest.raises(ReconstructError, match="a multiple of 2 channel blocks"):
+        reconstruct(source, launches, "full", persist=True, k_split=2)
+    with pytest.raises(ReconstructError, match="warp groups and a channel split do not combine"):
+        reconstruct(source, launches, "full", persist=True, groups=3, k_split=3)
+    for bad in (CFG.with_(persist=False, k_split=3), CFG.with_(k_split=2),
+                CFG.with_(groups=3, k_split=3), CFG.with_(k_split=0)):
+        with pytest.raises(WinoError, match=r"k_split=-?\d+: a channel split is 1, or 2 and more "
+                                            r"with persist \(pb\)"):
+            bad.validate(WL)
+    with pytest.raises(WinoError, match="k_split=3"):
+        CFG.with_(k_split=3).validate(Conv2dWorkload(*WL.shape_dict().values(), m=4))
+
+
+def test_channel_split_is_in_the_name_and_fits_the_h100() -> None:
+    cfg = CFG.with_(k_split=3, ot_channels=2)
+    name = cfg.name(WL)
+    assert name.endswith("-pb-ks3-oc2") and KernelConfig.parse(name)[1] == cfg
+    for bad in (name.replace("-ks3", "-ks1"), name.replace("-pb-ks3", "-ks3"),
+                name.replace("-ks3", "-g2-ks3")):
+        with pytest.raises(WinoError, match="not a wino-tvm config name"):
+            KernelConfig.parse(bad)
+    # fp16 accumulators, 32 tiles x 2 x 32 channels: V (73,728 B) above two M slices
+    # (81,920 B), then two U slices (147,456 B): within the H100's 232,448 B.
+    wl = Conv2dWorkload(1, 960, 960, 64, 64, m=2, accum="fp16")
+    split = KernelConfig(32, 32, 64, fusion="full", persist=True, k_split=2)
+    assert split.smem_bytes(wl) == 229_376 and split.blocks(wl) == 7200
+    split.validate(wl, KNOWN_DEVICES["h100"])
+    with pytest.raises(WinoError, match="shared memory 294912 B exceeds"):
+        split.validate(dataclasses.replace(wl, accum="fp32"), KNOWN_DEVICES["h100"])

@@ -38,6 +38,10 @@ PERSIST_CASES = [(d, m, ep, 1) for d in ("fp16", "int8") for m in (2, 4) for ep 
                  if not ep or (d, m) == ("fp16", 2)]
 # Warp groups sharing U (KernelConfig.groups): alpha 4 and 6 warps per group, both dtypes.
 PERSIST_CASES += [("fp16", 2, EPILOGUE, 2), ("int8", 4, (), 3)]
+# Warp groups sharing each tile block, one channel block each (KernelConfig.k_split): the
+# three K blocks in one block, both dtypes (m=2: whole input tiles).
+SPLIT_CASES = [("fp16", EPILOGUE), ("int8", ())]
+K_SPLIT = 3
 # The epilogue and scaled-output variants take two channels per OTrans thread (vectorised M
 # loads and y stores), the others one.
 OT_CHANNELS_EPILOGUE = 2
@@ -73,6 +77,14 @@ def rebuilt():
         launches = [asdict(k) for k in proto.launches]
         out[(dtype, m, 16, "full", "pb", f"g{groups}", *(["ep"] if epilogue else []))] = (
             wl, cfg, reconstruct(proto.source, launches, "full", persist=True, groups=groups))
+    for dtype, epilogue in SPLIT_CASES:
+        wl = Conv2dWorkload(*PERSIST_SHAPE, dtype=dtype, m=2, epilogue=epilogue)
+        cfg = KernelConfig(16, 16, 64, fusion="full", persist=True, k_split=K_SPLIT,
+                           ot_channels=OT_CHANNELS_EPILOGUE if epilogue else 1)
+        proto = generate(scheduled_module(wl, cfg))
+        launches = [asdict(k) for k in proto.launches]
+        out[(dtype, 2, 16, "full", "pb", f"ks{K_SPLIT}", *(["ep"] if epilogue else []))] = (
+            wl, cfg, reconstruct(proto.source, launches, "full", persist=True, k_split=K_SPLIT))
     return out
 
 
@@ -134,6 +146,21 @@ def test_persistent_full_kernels(rebuilt, dtype, m, epilogue, groups):
     whole = WHOLE_TILES_MARK in body
     assert whole == (m == 2)
     assert body.count(f'"bar.sync %0, {32 * wl.alpha};"') == (3 + whole if groups > 1 else 0)
+    _check_forward(wl, cfg, r, dtype, "full")
+
+
+@pytest.mark.parametrize(("dtype", "epilogue"), SPLIT_CASES)
+def test_channel_split_full_kernels(rebuilt, dtype, epilogue):
+    key = (dtype, 2, 16, "full", "pb", f"ks{K_SPLIT}", *(["ep"] if epilogue else []))
+    wl, cfg, r = rebuilt[key]
+    (launch,) = r.forward_launches
+    assert launch["persistent"] and launch["grid"][1] == 48 // 16 // K_SPLIT
+    assert launch["block"] == [32, wl.alpha, K_SPLIT] and cfg.threads(wl) == 32 * 4 * K_SPLIT
+    body = _body(r.source, launch["name"])
+    # Every use of the channel block is the group's; U and M live in the group's slices.
+    assert re.sub(r"//.*", "", body).count("blockIdx.y") == body.count(
+        f"(blockIdx.y * {K_SPLIT} + threadIdx.z)") > 0
+    assert "group_u" in body and "group_m" in body and "bar.sync" not in body
     _check_forward(wl, cfg, r, dtype, "full")
 
 
