@@ -13,6 +13,11 @@ With groups G > 1 a block holds G groups of alpha warps (threadIdx.z) that share
 loop over their own tile blocks with their own V/M staging and a named barrier: U (alpha^2 x
 TB_N x C) is the bulk of the shared memory, so G groups fit where G blocks would not, and the SM
 gets G times the warps to hide latency with.
+
+With a channel split N > 1 the block's N groups instead share each tile block: ITrans (its trips
+dealt to all N alpha warps by whole_tile_itrans) writes one V, and group z computes channel
+block blockIdx.y N + z of it from its own U slice into its own M slice: N times the warps where
+one V slice and the N U slices fill the shared memory.
 """
 
 from __future__ import annotations
