@@ -110,6 +110,9 @@ def persist_blocks(full: Kernel, launch: Launch, m_bytes: int, groups: int = 1,
     shared_bytes, launch_bounds, block = launch.shared_bytes, full.launch_bounds, launch.block
     if groups > 1 and k_split > 1:
         raise ReconstructError(f"{full.name}: warp groups and a channel split do not combine")
+    if (groups > 1 or k_split > 1) and (u_start % SHMEM_ALIGN or launch.shared_bytes % SHMEM_ALIGN):
+        raise ReconstructError(f"{full.name}: U's slice ({u_start}-{launch.shared_bytes}) is not "
+                               f"{SHMEM_ALIGN}-byte aligned; warp groups would misalign theirs")
     if k_split > 1:
         split = _ChannelSplit(full, launch, k_split, decl["name"], u_start, m_bytes)
         hoisted = split.declarations(indent) + split.staging(hoisted)
@@ -161,9 +164,6 @@ class _Grouping:
         if threads * groups > 1024 or groups > 15:  # 16 named barriers, 1024 threads per block
             raise ReconstructError(f"{full.name}: {groups} groups of {threads} threads do not fit "
                                    "in one block (1024 threads, 15 named barriers)")
-        if u_start % SHMEM_ALIGN or launch.shared_bytes % SHMEM_ALIGN:
-            raise ReconstructError(f"{full.name}: U's slice ({u_start}-{launch.shared_bytes}) "
-                                   f"is not {SHMEM_ALIGN}-byte aligned; groups would misalign V")
         self.name, self.groups, self.threads, self.buffer = full.name, groups, threads, buffer
         self.shared_bytes = launch.shared_bytes + (groups - 1) * u_start
         self.declaration = (
@@ -215,9 +215,6 @@ class _ChannelSplit:
             raise ReconstructError(f"{full.name}: {k_split} groups of {threads} threads need at "
                                    f"most 1024 threads and a multiple of {k_split} channel "
                                    f"blocks (the grid has {launch.grid[1]})")
-        if u_start % SHMEM_ALIGN or launch.shared_bytes % SHMEM_ALIGN:
-            raise ReconstructError(f"{full.name}: U's slice ({u_start}-{launch.shared_bytes}) "
-                                   f"is not {SHMEM_ALIGN}-byte aligned")
         self.name, self.buffer, self.threads = full.name, buffer, threads
         u_bytes, m_slice = launch.shared_bytes - u_start, shmem_aligned(m_bytes)
         u_base = shmem_aligned(max(u_start, k_split * m_slice))
