@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import multiprocessing
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
-from ..artifact import CONFIG_FILE, build_artifact
+from ..artifact import CONFIG_FILE, build_artifact, commit_id
+from ..config import DeviceLimits
 from ..harness import PROGRAM_FILE
-from .manifest import Entry
+from .manifest import Entry, Manifest
 from .space import Candidate
 
 REASON_CHARS = 2000
@@ -78,3 +80,20 @@ def build_batch(
             for i, future in enumerate(as_completed(futures), 1):
                 done(i, futures[future], future.result())
     return [entries[c.name] for c in candidates]
+
+
+def build_plan(candidates: list[Candidate], batch: Path, device: DeviceLimits,
+               prefix: str | None = None, arch: str = "sm_90", jobs: int = 2) -> list[Entry]:
+    """A result folder's plan (bench/results/*/plan.py): candidates built under batch, then
+    either every artifact folder there renamed prefix + name (one side of a same-run A/B,
+    `python -m wino_tvm.batch`), or, without prefix, the manifest `tune measure` reads."""
+    print(f"{len(candidates)} candidates", flush=True)
+    entries = build_batch(candidates, batch, arch, jobs=jobs)
+    if prefix is None:
+        Manifest(tuple(entries), arch, commit_id(), dataclasses.asdict(device)).write(batch)
+    else:
+        for entry in batch.iterdir():
+            if entry.is_dir() and not entry.name.startswith(prefix):
+                entry.rename(entry.with_name(f"{prefix}{entry.name}"))
+    print(f"{batch}: {len(entries)} candidates ({sum(not e.built for e in entries)} failed)")
+    return entries

@@ -11,12 +11,10 @@ import dataclasses
 import sys
 from pathlib import Path
 
-from wino_tvm.artifact import commit_id
 from wino_tvm.config import KNOWN_DEVICES, KernelConfig
 from wino_tvm.suites import BENCH_WORKLOADS, FULL_EPILOGUES, TUNING_LOG
 from wino_tvm.tune.best import best_config
-from wino_tvm.tune.builder import build_batch
-from wino_tvm.tune.manifest import Manifest
+from wino_tvm.tune.builder import build_plan
 from wino_tvm.tune.space import Candidate
 from wino_tvm.workload import Conv2dWorkload
 
@@ -48,12 +46,7 @@ def candidates() -> list[Candidate]:
 
 
 def main(out: str) -> None:
-    todo = candidates()
-    print(f"{len(todo)} candidates", flush=True)
-    entries = build_batch(todo, Path(out), "sm_90", jobs=2)
-    Manifest(tuple(entries), "sm_90", commit_id(),
-             dataclasses.asdict(KNOWN_DEVICES["h100"])).write(Path(out))
-    print(f"{out}: {len(entries)} candidates ({sum(not e.built for e in entries)} failed)")
+    build_plan(candidates(), Path(out), KNOWN_DEVICES["h100"])
 
 
 if __name__ == "__main__":

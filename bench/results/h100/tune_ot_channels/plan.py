@@ -6,15 +6,12 @@ each `python -m wino_tvm.tune build` call would pay TVM's import (~40 s) for two
 python bench/results/h100/tune_ot_channels/plan.py .gpu/tune_oc
 """
 
-import dataclasses
 import sys
 from pathlib import Path
 
-from wino_tvm.artifact import commit_id
 from wino_tvm.config import KNOWN_DEVICES, OT_CHANNELS
 from wino_tvm.suites import FULL_TILES, bench_full
-from wino_tvm.tune.builder import build_batch
-from wino_tvm.tune.manifest import Manifest
+from wino_tvm.tune.builder import build_plan
 from wino_tvm.tune.space import Candidate
 
 
@@ -22,10 +19,7 @@ def main(out: str) -> None:
     candidates = [Candidate(wl, cfg.with_(ot_channels=oc))
                   for wl, cfg in bench_full() if cfg != FULL_TILES and wl.out != "int8"
                   for oc in OT_CHANNELS]
-    entries = build_batch(candidates, Path(out), "sm_90", jobs=2)
-    Manifest(tuple(entries), "sm_90", commit_id(),
-             dataclasses.asdict(KNOWN_DEVICES["h100"])).write(Path(out))
-    print(f"{out}: {len(entries)} candidates ({sum(not e.built for e in entries)} failed)")
+    build_plan(candidates, Path(out), KNOWN_DEVICES["h100"])
 
 
 if __name__ == "__main__":

@@ -12,17 +12,14 @@ python bench/results/h100/whole_tiles_int8/plan.py ab .gpu/wti_ab
 python bench/results/h100/whole_tiles_int8/plan.py tune .gpu/tune_wti
 """
 
-import dataclasses
 import sys
 from pathlib import Path
 
 from reconstructor.whole_tiles import CHUNKED_TILE_BYTES
-from wino_tvm.artifact import commit_id
 from wino_tvm.config import KNOWN_DEVICES, WARP_SIZE, KernelConfig
 from wino_tvm.suites import BENCH_WORKLOADS, TUNING_LOG, bench_full
 from wino_tvm.tune.best import latest, matching
-from wino_tvm.tune.builder import build_batch
-from wino_tvm.tune.manifest import Manifest
+from wino_tvm.tune.builder import build_plan
 from wino_tvm.tune.records import read_records
 from wino_tvm.tune.space import Candidate
 from wino_tvm.workload import Conv2dWorkload
@@ -58,16 +55,7 @@ def ab_variants() -> list[Candidate]:
 
 def main(mode: str, out: str) -> None:
     todo = candidates() if mode == "tune" else ab_variants()
-    print(f"{len(todo)} candidates", flush=True)
-    entries = build_batch(todo, Path(out), "sm_90", jobs=2)
-    if mode == "tune":
-        Manifest(tuple(entries), "sm_90", commit_id(),
-                 dataclasses.asdict(KNOWN_DEVICES["h100"])).write(Path(out))
-    else:
-        for entry in Path(out).iterdir():
-            if entry.is_dir() and not entry.name.startswith("new_"):
-                entry.rename(entry.with_name(f"new_{entry.name}"))
-    print(f"{out}: {len(entries)} candidates ({sum(not e.built for e in entries)} failed)")
+    build_plan(todo, Path(out), KNOWN_DEVICES["h100"], prefix=None if mode == "tune" else "new_")
 
 
 if __name__ == "__main__":
