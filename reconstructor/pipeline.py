@@ -11,9 +11,11 @@ from .async_copy import async_u_staging, stages_u
 from .errors import ReconstructError
 from .full import fold_otrans_sums, fuse_full
 from .identify import identify_stages
+from .input_pipeline import pipeline_input_loads
 from .launch import Launch, check_launch
 from .passes import SYNCTHREADS, fuse_llc, fuse_shmem, strip_warp_barriers
 from .persist import persist_blocks
+from .rounding import round_input_taps
 from .source import CudaSource, Kernel, render_source, split_kernels
 from .specialise import specialise_fused, specialise_itrans
 from .unroll import unroll_itrans, unroll_otrans
@@ -113,7 +115,9 @@ def reconstruct(source: str, launches: Sequence[Mapping], fusion: str,
             raise ReconstructError(f"reconstruct: no launch given for kernel {kernel.name}")
         check_launch(kernel, by_name[kernel.name])
     stages = identify_stages(cuda.kernels)
-    forward: list[tuple[Kernel, Launch]] = [(stages.itrans, by_name[stages.itrans.name]),
+    # int8: V rounded by the magic number, bit-equal (reconstructor.rounding); none keeps TVM's.
+    itrans = stages.itrans if fusion == "none" else round_input_taps(stages.itrans)
+    forward: list[tuple[Kernel, Launch]] = [(itrans, by_name[itrans.name]),
                                             (stages.bgemm, by_name[stages.bgemm.name])]
     removed: list[str] = []
     if fusion != "none":
@@ -123,7 +127,7 @@ def reconstruct(source: str, launches: Sequence[Mapping], fusion: str,
         forward[1] = (bgemm, forward[1][1])
     otrans = (stages.otrans, by_name[stages.otrans.name])
     if fusion in _FUSE:
-        forward = [_FUSE[fusion](stages.itrans, forward[1][0], forward[0][1], forward[1][1])]
+        forward = [_FUSE[fusion](itrans, forward[1][0], forward[0][1], forward[1][1])]
     # The full kernel's m=2 passes (alpha 4 warps); the fused kernel launches as the BGEMM.
     full_m2 = fusion == "full" and by_name[stages.bgemm.name].block[1] <= SPECIALISE_MAX_ALPHA
     if fusion == "full":
@@ -132,7 +136,7 @@ def reconstruct(source: str, launches: Sequence[Mapping], fusion: str,
         # OTrans dequantises each tap first; not for fp16 accumulators, where the combined rows
         # are rounded to fp16 once more (relative L2 +10%: 9.6e-4 -> 1.04e-3 at C=128).
         rows = full_m2 and _accumulator_type(stages.bgemm) == "float"
-        full, launch = fuse_full(stages.itrans, forward[1][0], stages.otrans, forward[0][1],
+        full, launch = fuse_full(itrans, forward[1][0], stages.otrans, forward[0][1],
                                  forward[1][1], otrans[1], rows_in_registers=rows)
         # H100, hand-edited A/B (bench/results/h100/fold_fill_ab/): 1.01-1.02x for the
         # one-group 32/64 kernels, whose OTrans is issue-bound; within +-1% elsewhere.
@@ -146,8 +150,9 @@ def reconstruct(source: str, launches: Sequence[Mapping], fusion: str,
         # After fusion: the fusion passes evaluate ITrans's indices over threadIdx.y.
         by_warp = specialise_itrans if fusion == "syncfree" else specialise_fused
         forward[0] = (by_warp(kernel, first_launch), first_launch)
+    whole_tiles = full_m2 and specialise and takes_whole_tiles(forward[0][0])
     if full_m2 and specialise:
-        if takes_whole_tiles(forward[0][0]):
+        if whole_tiles:
             forward[0] = (whole_tile_itrans(forward[0][0], first_launch.block[1], k_split),
                           first_launch)
         elif _element_types(stages.itrans) == {"half"}:
@@ -161,6 +166,8 @@ def reconstruct(source: str, launches: Sequence[Mapping], fusion: str,
         # The M slice is OTrans's own staging layout (fuse_full), so at most OTrans's smem.
         forward[0] = persist_blocks(*forward[0], m_bytes=otrans[1].shared_bytes, groups=groups,
                                     k_split=k_split)
+        if whole_tiles:
+            forward[0] = (pipeline_input_loads(forward[0][0]), forward[0][1])
     weight = [(k, by_name[k.name]) for k in stages.ktrans]
     kernels = tuple(k for k, _ in (*weight, *forward))
     return Reconstructed(
