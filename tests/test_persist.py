@@ -9,6 +9,7 @@ from dataclasses import asdict
 import pytest
 
 from reconstructor.errors import ReconstructError
+from reconstructor.input_pipeline import NEXT_TILE_BLOCK, PIPELINE_MARK, pipeline_input_loads
 from reconstructor.persist import TILE_BLOCK
 from reconstructor.pipeline import reconstruct
 from reconstructor.whole_tiles import WHOLE_TILES_MARK
@@ -32,8 +33,9 @@ def prototype() -> tuple[str, list[dict]]:
 
 def test_persistent_kernel_is_the_kernel_in_a_loop(prototype) -> None:
     source, launches = prototype
-    plain = reconstruct(source, launches, "full", async_u=False)
-    persistent = reconstruct(source, launches, "full", persist=True)
+    # Unspecialised: no whole input tiles, hence no input pipeline (test_input_pipeline.py).
+    plain = reconstruct(source, launches, "full", specialise=False, async_u=False)
+    persistent = reconstruct(source, launches, "full", specialise=False, persist=True)
     (launch,) = persistent.forward_launches
     assert launch.pop("persistent") is True
     assert launch == plain.forward_launches[0]
@@ -227,3 +229,37 @@ def test_channel_split_is_in_the_name_and_fits_the_h100() -> None:
     split.validate(wl, KNOWN_DEVICES["h100"])
     with pytest.raises(WinoError, match="shared memory 294912 B exceeds"):
         split.validate(dataclasses.replace(wl, accum="fp32"), KNOWN_DEVICES["h100"])
+
+
+def test_input_pipeline_loads_the_next_tile_block_during_the_mma(prototype) -> None:
+    source, launches = prototype
+    plain = full_kernel(reconstruct(source, launches, "full", async_u=False).source).body
+    persistent = reconstruct(source, launches, "full", persist=True)
+    tiles = persistent.forward_launches[0]["grid"][0]
+    body = full_kernel(persistent.source).body
+    head, loop = body.split(f"  while ({TILE_BLOCK} < {tiles}) {{\n")
+    loads = plain.count("x_ptr")
+    # The first tile block's loads before the loop, the next one's in it: one copy each.
+    assert loads > 0 and head.count("x_ptr") == loop.count("x_ptr") == loads
+    assert PIPELINE_MARK in head and f"if ({TILE_BLOCK} < {tiles}) {{" in head
+    arrays = re.findall(r"alignas\(\d+\) half (it_d_local_ptr_\d+)\[\d+\];", head)
+    assert arrays and all(f"{a}[" not in loop for a in arrays)
+    assert all(f" {a}[" in plain for a in arrays)
+    # In the loop: ITrans's transforms, its barrier, the next loads, then the MMA.
+    order = [loop.index(WHOLE_TILES_MARK), loop.index("__syncthreads();"),
+             loop.index(f"int {NEXT_TILE_BLOCK} = {TILE_BLOCK} + (int)gridDim.x;"),
+             loop.index("x_ptr"), loop.index("mma_sync")]
+    assert order == sorted(order)
+    assert f"if ({NEXT_TILE_BLOCK} < {tiles}) {{" in loop
+    assert f"int {TILE_BLOCK} = {NEXT_TILE_BLOCK};" in loop
+
+
+def test_input_pipeline_needs_a_persistent_whole_tile_kernel(prototype) -> None:
+    source, launches = prototype
+    plain = full_kernel(reconstruct(source, launches, "full").source)
+    with pytest.raises(ReconstructError, match=r"pipeline_input_loads: expected one "
+                                               r"`while \(tile_block < \.\.\.\)` loop, found 0"):
+        pipeline_input_loads(plain)
+    pipelined = full_kernel(reconstruct(source, launches, "full", persist=True).source)
+    with pytest.raises(ReconstructError, match="not the tile arrays' loads, then the transforms"):
+        pipeline_input_loads(pipelined)
