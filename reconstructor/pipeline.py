@@ -88,14 +88,16 @@ class Reconstructed:
 
 def reconstruct(source: str, launches: Sequence[Mapping], fusion: str,
                 specialise: bool | None = None, persist: bool = False,
-                async_u: bool = True, groups: int = 1, k_split: int = 1) -> Reconstructed:
+                async_u: bool = True, groups: int = 1, k_split: int = 1,
+                input_pipeline: bool = False) -> Reconstructed:
     """Split, identify, strip the BGEMM's barriers (unless fusion is none), fuse, and give each
     warp its own ITrans code (reconstructor.specialise): specialise None (default) where that
     pays (alpha <= SPECIALISE_MAX_ALPHA), True always, False never. persist: the full kernel
     stages U once and loops over its tile blocks (reconstructor.persist), in groups warp groups
-    sharing U or k_split warp groups sharing each tile block (whole input tiles needed);
-    otherwise, with async_u, it stages U with cp.async ahead of ITrans
-    (reconstructor.async_copy)."""
+    sharing U or k_split warp groups sharing each tile block (whole input tiles needed), and
+    with input_pipeline, where ITrans takes whole tiles, issues the next tile block's input
+    loads before the MMA (reconstructor.input_pipeline); otherwise, with async_u, it stages U
+    with cp.async ahead of ITrans (reconstructor.async_copy)."""
     if fusion not in FUSIONS:
         raise ReconstructError(f"reconstruct: unknown fusion {fusion!r}; choose from {FUSIONS}")
     if persist and fusion != "full":
@@ -166,7 +168,7 @@ def reconstruct(source: str, launches: Sequence[Mapping], fusion: str,
         # The M slice is OTrans's own staging layout (fuse_full), so at most OTrans's smem.
         forward[0] = persist_blocks(*forward[0], m_bytes=otrans[1].shared_bytes, groups=groups,
                                     k_split=k_split)
-        if whole_tiles:
+        if whole_tiles and input_pipeline:
             forward[0] = (pipeline_input_loads(forward[0][0]), forward[0][1])
     weight = [(k, by_name[k.name]) for k in stages.ktrans]
     kernels = tuple(k for k, _ in (*weight, *forward))

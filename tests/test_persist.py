@@ -33,9 +33,8 @@ def prototype() -> tuple[str, list[dict]]:
 
 def test_persistent_kernel_is_the_kernel_in_a_loop(prototype) -> None:
     source, launches = prototype
-    # Unspecialised: no whole input tiles, hence no input pipeline (test_input_pipeline.py).
-    plain = reconstruct(source, launches, "full", specialise=False, async_u=False)
-    persistent = reconstruct(source, launches, "full", specialise=False, persist=True)
+    plain = reconstruct(source, launches, "full", async_u=False)
+    persistent = reconstruct(source, launches, "full", persist=True)
     (launch,) = persistent.forward_launches
     assert launch.pop("persistent") is True
     assert launch == plain.forward_launches[0]
@@ -234,7 +233,7 @@ def test_channel_split_is_in_the_name_and_fits_the_h100() -> None:
 def test_input_pipeline_loads_the_next_tile_block_during_the_mma(prototype) -> None:
     source, launches = prototype
     plain = full_kernel(reconstruct(source, launches, "full", async_u=False).source).body
-    persistent = reconstruct(source, launches, "full", persist=True)
+    persistent = reconstruct(source, launches, "full", persist=True, input_pipeline=True)
     tiles = persistent.forward_launches[0]["grid"][0]
     body = full_kernel(persistent.source).body
     head, loop = body.split(f"  while ({TILE_BLOCK} < {tiles}) {{\n")
@@ -243,8 +242,9 @@ def test_input_pipeline_loads_the_next_tile_block_during_the_mma(prototype) -> N
     assert loads > 0 and head.count("x_ptr") == loop.count("x_ptr") == loads
     assert PIPELINE_MARK in head and f"if ({TILE_BLOCK} < {tiles}) {{" in head
     arrays = re.findall(r"alignas\(\d+\) half (it_d_local_ptr_\d+)\[\d+\];", head)
-    assert arrays and all(f"{a}[" not in loop for a in arrays)
-    assert all(f" {a}[" in plain for a in arrays)
+    # Declared once, above the loop; the loop's transforms read them.
+    assert arrays and all(f"half {a}[" in plain and f"half {a}[" not in loop
+                          and f"= {a}[" in loop for a in arrays)
     # In the loop: ITrans's transforms, its barrier, the next loads, then the MMA.
     order = [loop.index(WHOLE_TILES_MARK), loop.index("__syncthreads();"),
              loop.index(f"int {NEXT_TILE_BLOCK} = {TILE_BLOCK} + (int)gridDim.x;"),
@@ -260,6 +260,25 @@ def test_input_pipeline_needs_a_persistent_whole_tile_kernel(prototype) -> None:
     with pytest.raises(ReconstructError, match=r"pipeline_input_loads: expected one "
                                                r"`while \(tile_block < \.\.\.\)` loop, found 0"):
         pipeline_input_loads(plain)
-    pipelined = full_kernel(reconstruct(source, launches, "full", persist=True).source)
+    pipelined = full_kernel(reconstruct(source, launches, "full", persist=True,
+                                        input_pipeline=True).source)
     with pytest.raises(ReconstructError, match="not the tile arrays' loads, then the transforms"):
         pipeline_input_loads(pipelined)
+
+
+@pytest.mark.parametrize(("name", "pipelines"), [
+    # (tile + accumulator registers per thread, of the registers a thread may use)
+    ("fp16-fp16-m2-tbm32-tbn32-tbk64-frag16x16x16-full-vec16-pad16-pb-ks2-oc2", True),  # 128/255
+    ("fp16-fp32-m2-tbm16-tbn32-tbk64-frag16x16x16-full-vec16-pad16-pb-ks2-oc2", True),  # 128/255
+    ("fp16-fp32-m2-tbm16-tbn32-tbk64-frag16x16x16-full-vec16-pad16-pb-g3-oc2", True),  # 128/170
+    ("int8-int32-m2-tbm16-tbn16-tbk64-frag16x16x16-full-vec16-pad16-pb-ks2", True),  # 48/255
+    ("fp16-fp32-m2-tbm16-tbn32-tbk64-frag16x16x16-full-vec16-pad16-pb-g4", False),  # 128/128
+    ("fp16-fp16-m2-tbm32-tbn64-tbk64-frag16x16x16-full-vec16-pad16-pb-oc2", False),  # 256/255
+    ("fp16-fp16-m2-tbm32-tbn32-tbk64-frag16x16x16-full-vec16-pad16-oc2", False),  # not persistent
+])
+def test_input_pipeline_where_the_registers_allow(name: str, pipelines: bool) -> None:
+    """The H100 A/B's winners and losers (bench/results/h100/round_pipeline_ab/): the losers
+    spilled."""
+    precision, cfg = KernelConfig.parse(name)
+    wl = Conv2dWorkload(1, 960, 960, 64, 64, **precision)
+    assert cfg.pipelines_input(wl) is pipelines

@@ -28,6 +28,19 @@ WARP_SIZE = 32
 M_ROW_PAD = 8
 OT_CHANNELS = (1, 2)
 ASYNC_U_MIN_TB_M = 32
+FRAGMENT_ELEMENTS_PER_LANE = 8  # a 16x16 (or 32x8, 8x32) WMMA fragment over 32 lanes
+MAX_THREAD_REGISTERS = 255
+REGISTER_FILE = 65536  # 32-bit registers a block may use, sm_70 .. sm_90
+# Bytes of one input load per ITrans thread (fp16: 8 channels, int8: 4) and pixels of an m=2
+# input tile: a whole-tile trip holds ITRANS_LOAD_BYTES x 16 bytes per thread.
+ITRANS_LOAD_BYTES = {"fp16": 16, "int8": 4}
+M2_TILE_PIXELS = 16
+# The input pipeline keeps a warp's tile arrays live through the MMA and OTrans, next to the
+# accumulators; what the rest of the kernel needs besides them. On the H100 (nvcc 13) the
+# kernels with tiles + accumulators <= the per-thread registers - 32 kept from spilling and
+# gained 1.04-1.36x; the 4-group fp32 16/32 (128 of 128) and one-group fp16 32/64 (256 of 255)
+# kernels spilled and lost 0.88-0.95x (bench/results/h100/round_pipeline_ab/).
+PIPELINE_REGISTER_HEADROOM = 32
 
 
 SHMEM_ALIGN = 128  # bytes; WMMA pointers need 32, and a warp group's slice starts a fresh line
@@ -155,6 +168,28 @@ class KernelConfig:
         with tb_m = 32 (32/32/32 fp32 accumulators 1.03-1.37x) but 0.73-0.90x with 16-tile
         blocks and tb_k = 64 (not profiled), so only from 32 tiles per block."""
         return self.tb_m >= ASYNC_U_MIN_TB_M
+
+    def accumulator_registers(self, wl: Conv2dWorkload) -> int:
+        """Registers per thread of a warp's accumulators: all alpha tap rows of its column."""
+        frags = wl.alpha * (self.tb_m // self.frag_m) * (self.tb_n // self.frag_n)
+        return frags * FRAGMENT_ELEMENTS_PER_LANE * ACCUMULATOR_BYTES[wl.accum] // 4
+
+    def thread_registers(self, wl: Conv2dWorkload) -> int:
+        """Registers each thread may use with one block per SM."""
+        return min(MAX_THREAD_REGISTERS, REGISTER_FILE // self.threads(wl))
+
+    def pipelines_input(self, wl: Conv2dWorkload) -> bool:
+        """Whether the persistent m=2 kernel loads the next tile block's input tiles before
+        the MMA (reconstructor.input_pipeline, where ITrans takes whole tiles): where a warp's
+        tile arrays and accumulators leave PIPELINE_REGISTER_HEADROOM registers per thread."""
+        if not (self.persist and wl.m == 2):
+            return False
+        channels = ITRANS_LOAD_BYTES[wl.dtype] // ELEMENT_BYTES[wl.dtype]
+        trips = self.tb_m * self.tb_k // (WARP_SIZE * channels)
+        rounds = -(-trips // (wl.alpha * self.k_split))
+        tile_registers = rounds * M2_TILE_PIXELS * ITRANS_LOAD_BYTES[wl.dtype] // 4
+        return (tile_registers + self.accumulator_registers(wl)
+                <= self.thread_registers(wl) - PIPELINE_REGISTER_HEADROOM)
 
     def can_persist(self, wl: Conv2dWorkload) -> bool:
         """Whether the persistent full kernel applies: one channel chunk and U staged in shared

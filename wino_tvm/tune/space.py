@@ -16,6 +16,7 @@ from ..config import (
     ELEMENT_BYTES,
     FRAGMENTS,
     FUSIONS,
+    MAX_THREAD_REGISTERS,
     OT_CHANNELS,
     DeviceLimits,
     KernelConfig,
@@ -23,15 +24,9 @@ from ..config import (
 )
 from ..workload import INT8_TILE_SIZES, Conv2dWorkload, epilogue_text, parse_epilogue
 
-# A WMMA accumulator fragment holds 256 elements: 8 per lane, i.e. 8 registers of 32 bits
-# (fp32, int32) or 4 registers when fp16 pairs share one.
-FRAGMENT_ELEMENTS_PER_LANE = 8
-ACCUM_BYTES = {"fp32": 4, "int32": 4, "fp16": 2}
 # A thread has at most 255 registers; the A/B operand fragments, pointers and loop indices need
 # about 60 of them, so accumulators beyond 192 (24 fp32 fragments) spill to local memory.
 ACCUM_REGISTER_CAP = 192
-MAX_THREAD_REGISTERS = 255
-REGISTER_FILE = 65536  # 32-bit registers a block may use, sm_70 .. sm_90
 
 
 @dataclass(frozen=True)
@@ -158,9 +153,8 @@ def accumulator_registers(
     rows of its tap column); their registers must stay under ACCUM_REGISTER_CAP, less what a
     block of more than 256 threads (warp groups) takes from each thread's 255."""
     frags = wl.alpha * (cfg.tb_m // cfg.frag_m) * (cfg.tb_n // cfg.frag_n)
-    regs = frags * FRAGMENT_ELEMENTS_PER_LANE * ACCUM_BYTES[wl.accum] // 4
-    per_thread = min(MAX_THREAD_REGISTERS, REGISTER_FILE // cfg.threads(wl))
-    cap = ACCUM_REGISTER_CAP - (MAX_THREAD_REGISTERS - per_thread)
+    regs = cfg.accumulator_registers(wl)
+    cap = ACCUM_REGISTER_CAP - (MAX_THREAD_REGISTERS - cfg.thread_registers(wl))
     if regs > cap:
         return f"{frags} accumulator fragments = {regs} registers > {cap}"
     return None
