@@ -13,6 +13,7 @@ import pytest
 from reconstructor.barriers import barrier_sites
 from reconstructor.cblocks import find_loops
 from reconstructor.full import FULL_MARK
+from reconstructor.input_pipeline import PIPELINE_MARK
 from reconstructor.pipeline import FUSIONS, reconstruct
 from reconstructor.whole_tiles import WHOLE_TILES_MARK
 from wino_tvm.codegen import generate
@@ -76,7 +77,8 @@ def rebuilt():
         proto = generate(scheduled_module(wl, cfg))
         launches = [asdict(k) for k in proto.launches]
         out[(dtype, m, 16, "full", "pb", f"g{groups}", *(["ep"] if epilogue else []))] = (
-            wl, cfg, reconstruct(proto.source, launches, "full", persist=True, groups=groups))
+            wl, cfg, reconstruct(proto.source, launches, "full", persist=True, groups=groups,
+                                 input_pipeline=cfg.pipelines_input(wl)))
     for dtype, epilogue in SPLIT_CASES:
         wl = Conv2dWorkload(*PERSIST_SHAPE, dtype=dtype, m=2, epilogue=epilogue)
         cfg = KernelConfig(16, 16, 64, fusion="full", persist=True, k_split=K_SPLIT,
@@ -84,7 +86,8 @@ def rebuilt():
         proto = generate(scheduled_module(wl, cfg))
         launches = [asdict(k) for k in proto.launches]
         out[(dtype, 2, 16, "full", "pb", f"ks{K_SPLIT}", *(["ep"] if epilogue else []))] = (
-            wl, cfg, reconstruct(proto.source, launches, "full", persist=True, k_split=K_SPLIT))
+            wl, cfg, reconstruct(proto.source, launches, "full", persist=True, k_split=K_SPLIT,
+                                 input_pipeline=cfg.pipelines_input(wl)))
     return out
 
 
@@ -146,6 +149,8 @@ def test_persistent_full_kernels(rebuilt, dtype, m, epilogue, groups):
     whole = WHOLE_TILES_MARK in body
     assert whole == (m == 2)
     assert body.count(f'"bar.sync %0, {32 * wl.alpha};"') == (3 + whole if groups > 1 else 0)
+    # Whole tiles here leave the registers for the input pipeline (reconstructor.input_pipeline).
+    assert (PIPELINE_MARK in body) == whole == cfg.pipelines_input(wl)
     _check_forward(wl, cfg, r, dtype, "full")
 
 
@@ -161,6 +166,7 @@ def test_channel_split_full_kernels(rebuilt, dtype, epilogue):
     assert re.sub(r"//.*", "", body).count("blockIdx.y") == body.count(
         f"(blockIdx.y * {K_SPLIT} + threadIdx.z)") > 0
     assert "group_u" in body and "group_m" in body and "bar.sync" not in body
+    assert PIPELINE_MARK in body and cfg.pipelines_input(wl)
     _check_forward(wl, cfg, r, dtype, "full")
 
 

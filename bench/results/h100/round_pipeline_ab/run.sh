@@ -2,7 +2,7 @@
 # Magic-number rounding and input pipeline (README.md), one device call:
 # 1. same-run A/B: the 80 bench_full variants either pass touches, built at 738302a (old_*) and
 #    at 155c4c0 (new_*), 3 checks each;
-# 2. ncu of the new 960^2 fp16-accumulator ks2 kernel (the old one is ../bench_full/'s
+# 2. ncu of the new 960^2 fp16-accumulator ks2 kernel (the old one is ../bench_full_738302a/'s
 #    ncu_960_fp16acc_32x32ks2_*) and of the new 960^2 int8 kernel (old: ../whole_tiles_int8/).
 set -u
 O=$1
