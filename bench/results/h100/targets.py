@@ -120,8 +120,8 @@ old = {key(r): r for r in LAST if r["fusion"] == "full" and r.get("status") == "
 print(f"\nagainst ../{PREVIOUS}/ (another run), old / new time per variant both ran:")
 for label, keep in (("N=1", lambda r: r["workload"]["N"] == 1),
                     ("N>1", lambda r: r["workload"]["N"] > 1)):
-    pairs = sorted((old[key(r)]["median_us"] / r["median_us"], r) for r in ours
-                   if keep(r) and key(r) in old)
+    pairs = sorted(((old[key(r)]["median_us"] / r["median_us"], r) for r in ours
+                    if keep(r) and key(r) in old), key=lambda pair: pair[0])
     values = [p for p, _ in pairs]
     print(f"  {label}: {len(values)} variants, {min(values):.2f}x .. {max(values):.2f}x, "
           f"median {statistics.median(values):.2f}x")
