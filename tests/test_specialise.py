@@ -251,7 +251,14 @@ def test_stored_specialised_sources_compile(tmp_path: Path, name: str) -> None:
 HOST_MAIN = r"""
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #define __syncthreads()  // one thread at a time: whole tiles' barriers order nothing here
+// int8 V's magic-number rounding (reconstructor.rounding) on the host, where a float sum
+// rounds to nearest even too.
+static float host_fadd_rn(float a, float b) { volatile float s = a + b; return s; }
+static int host_float_as_int(float f) { int i; std::memcpy(&i, &f, sizeof i); return i; }
+#define __fadd_rn host_fadd_rn
+#define __float_as_int host_float_as_int
 struct Idx { int x, y, z; };
 using std::max;
 using std::min;
