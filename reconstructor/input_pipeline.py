@@ -18,7 +18,7 @@ import regex
 
 from .cblocks import line_span, matching_brace, reindent
 from .errors import ReconstructError
-from .passes import _IDENT, _declared, _named
+from .passes import _IDENT, _declared, _named, _one
 from .persist import TILE_BLOCK
 from .source import Kernel
 from .whole_tiles import WHOLE_TILES_MARK
@@ -54,10 +54,11 @@ def pipeline_input_loads(persistent: Kernel) -> Kernel:
     arrays declared above the tile-block loop, loaded there for the first tile block and, after
     ITrans's barrier, for the next."""
     body = persistent.body
-    loop = _one_match(_LOOP_HEAD, body, f"`while ({TILE_BLOCK} < ...)` loop")
+    loop = _one(list(_LOOP_HEAD.finditer(body)), f"`while ({TILE_BLOCK} < ...)` loop")
     loop_close = matching_brace(body, loop.end() - 2)
-    step = _one_match(_STEP, body[loop.end():loop_close], f"`{TILE_BLOCK} += ...;`")["step"]
-    mark = _one_match(_MARK, body[loop.end():loop_close], f"`// {WHOLE_TILES_MARK}` block")
+    in_loop = body[loop.end():loop_close]
+    step = _one(list(_STEP.finditer(in_loop)), f"`{TILE_BLOCK} += ...;`")["step"]
+    mark = _one(list(_MARK.finditer(in_loop)), f"`// {WHOLE_TILES_MARK}` block")
     block_open = loop.end() + mark.end()
     inner = mark["i"] + "  "
     statements = _blocks(body, block_open, inner)
@@ -108,9 +109,3 @@ def pipeline_input_loads(persistent: Kernel) -> Kernel:
                   body[:loop.start()] + prologue + body[loop.start():block_open] + "".join(rest)
                   + body[block_close:barrier_end] + ahead + body[barrier_end:])
 
-
-def _one_match(pattern: regex.Pattern, text: str, what: str) -> regex.Match:
-    found = list(pattern.finditer(text))
-    if len(found) != 1:
-        raise ReconstructError(f"expected one {what}, found {len(found)}")
-    return found[0]

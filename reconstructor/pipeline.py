@@ -71,11 +71,6 @@ def _accumulator_type(bgemm: Kernel) -> str:
     return found.pop()
 
 
-def _element_types(kernel: Kernel) -> set[str]:
-    """Element types of the kernel's pointer parameters, e.g. {"half"} for fp16's ITrans."""
-    return {p.ctype.split("*")[0].strip() for p in kernel.params}
-
-
 @dataclass(frozen=True)
 class Reconstructed:
     """Source to compile; launches in the input's dict format, weight (once) and forward."""
@@ -157,7 +152,7 @@ def reconstruct(source: str, launches: Sequence[Mapping], fusion: str,
         if whole_tiles:
             forward[0] = (whole_tile_itrans(forward[0][0], first_launch.block[1], k_split),
                           first_launch)
-        elif _element_types(stages.itrans) == {"half"}:
+        elif stages.itrans.element_types() == {"half"}:
             forward[0] = (unroll_itrans(forward[0][0], ITRANS_UNROLL), first_launch)
     if full_m2:
         forward[0] = (unroll_otrans(forward[0][0], otrans_unroll_factor(forward[0][0])),

@@ -32,7 +32,7 @@ _ROUND_CLAMP = regex.compile(
 def round_input_taps(itrans: Kernel) -> Kernel:
     """itrans with each int8 tap's nearbyintf and clamp replaced by the magic-number rounding;
     an fp16 ITrans (no rounding to int8) is returned as it is."""
-    if "signed char" not in {p.ctype.split("*")[0].strip() for p in itrans.params}:
+    if "signed char" not in itrans.element_types():
         return itrans
     body, count = _ROUND_CLAMP.subn(
         lambda m: f"((signed char)__float_as_int(__fadd_rn({m['value']}, {MAGIC})))", itrans.body)

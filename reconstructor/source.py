@@ -40,6 +40,10 @@ class Kernel:
     def param_names(self) -> tuple[str, ...]:
         return tuple(p.name for p in self.params)
 
+    def element_types(self) -> set[str]:
+        """Element types of the pointer parameters, e.g. {"half"} for fp16's ITrans."""
+        return {p.ctype.split("*")[0].strip() for p in self.params}
+
 
 @dataclass(frozen=True)
 class CudaSource:

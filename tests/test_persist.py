@@ -257,7 +257,7 @@ def test_input_pipeline_loads_the_next_tile_block_during_the_mma(prototype) -> N
 def test_input_pipeline_needs_a_persistent_whole_tile_kernel(prototype) -> None:
     source, launches = prototype
     plain = full_kernel(reconstruct(source, launches, "full").source)
-    with pytest.raises(ReconstructError, match=r"pipeline_input_loads: expected one "
+    with pytest.raises(ReconstructError, match=r"pipeline_input_loads: expected exactly one "
                                                r"`while \(tile_block < \.\.\.\)` loop, found 0"):
         pipeline_input_loads(plain)
     pipelined = full_kernel(reconstruct(source, launches, "full", persist=True,

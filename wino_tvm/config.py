@@ -169,10 +169,14 @@ class KernelConfig:
         blocks and tb_k = 64 (not profiled), so only from 32 tiles per block."""
         return self.tb_m >= ASYNC_U_MIN_TB_M
 
+    def accumulator_fragments(self, wl: Conv2dWorkload) -> int:
+        """A warp's accumulator fragments: all alpha tap rows of its tap column."""
+        return wl.alpha * (self.tb_m // self.frag_m) * (self.tb_n // self.frag_n)
+
     def accumulator_registers(self, wl: Conv2dWorkload) -> int:
-        """Registers per thread of a warp's accumulators: all alpha tap rows of its column."""
-        frags = wl.alpha * (self.tb_m // self.frag_m) * (self.tb_n // self.frag_n)
-        return frags * FRAGMENT_ELEMENTS_PER_LANE * ACCUMULATOR_BYTES[wl.accum] // 4
+        """Registers per thread of a warp's accumulator fragments."""
+        return (self.accumulator_fragments(wl) * FRAGMENT_ELEMENTS_PER_LANE
+                * ACCUMULATOR_BYTES[wl.accum] // 4)
 
     def thread_registers(self, wl: Conv2dWorkload) -> int:
         """Registers each thread may use with one block per SM."""

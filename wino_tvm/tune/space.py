@@ -152,7 +152,7 @@ def accumulator_registers(
     """A warp keeps alpha*(tb_m/frag_m)*(tb_n/frag_n) accumulator fragments live (all alpha_h
     rows of its tap column); their registers must stay under ACCUM_REGISTER_CAP, less what a
     block of more than 256 threads (warp groups) takes from each thread's 255."""
-    frags = wl.alpha * (cfg.tb_m // cfg.frag_m) * (cfg.tb_n // cfg.frag_n)
+    frags = cfg.accumulator_fragments(wl)
     regs = cfg.accumulator_registers(wl)
     cap = ACCUM_REGISTER_CAP - (MAX_THREAD_REGISTERS - cfg.thread_registers(wl))
     if regs > cap:
