@@ -13,7 +13,6 @@ from .full import fold_otrans_sums, fuse_full
 from .identify import identify_stages
 from .input_pipeline import pipeline_input_loads
 from .launch import Launch, check_launch
-from .occupancy import hint_resident_blocks
 from .passes import SYNCTHREADS, fuse_llc, fuse_shmem, strip_warp_barriers
 from .persist import persist_blocks
 from .rounding import round_input_taps
@@ -85,7 +84,7 @@ class Reconstructed:
 def reconstruct(source: str, launches: Sequence[Mapping], fusion: str,
                 specialise: bool | None = None, persist: bool = False,
                 async_u: bool = True, groups: int = 1, k_split: int = 1,
-                input_pipeline: bool = False, arch: str = "sm_90") -> Reconstructed:
+                input_pipeline: bool = False) -> Reconstructed:
     """Split, identify, strip the BGEMM's barriers (unless fusion is none), fuse, and give each
     warp its own ITrans code (reconstructor.specialise): specialise None (default) where that
     pays (alpha <= SPECIALISE_MAX_ALPHA), True always, False never. persist: the full kernel
@@ -93,8 +92,7 @@ def reconstruct(source: str, launches: Sequence[Mapping], fusion: str,
     sharing U or k_split warp groups sharing each tile block (whole input tiles needed), and
     with input_pipeline, where ITrans takes whole tiles, issues the next tile block's input
     loads before the MMA (reconstructor.input_pipeline); otherwise, with async_u, it stages U
-    with cp.async ahead of ITrans (reconstructor.async_copy). Last, each forward kernel tells
-    ptxas its blocks per SM on arch where that is safe (reconstructor.occupancy)."""
+    with cp.async ahead of ITrans (reconstructor.async_copy)."""
     if fusion not in FUSIONS:
         raise ReconstructError(f"reconstruct: unknown fusion {fusion!r}; choose from {FUSIONS}")
     if persist and fusion != "full":
@@ -167,7 +165,6 @@ def reconstruct(source: str, launches: Sequence[Mapping], fusion: str,
                                     k_split=k_split)
         if whole_tiles and input_pipeline:
             forward[0] = (pipeline_input_loads(forward[0][0]), forward[0][1])
-    forward = [(hint_resident_blocks(k, launch, arch), launch) for k, launch in forward]
     weight = [(k, by_name[k.name]) for k in stages.ktrans]
     kernels = tuple(k for k, _ in (*weight, *forward))
     return Reconstructed(

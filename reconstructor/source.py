@@ -11,7 +11,7 @@ from .errors import ReconstructError
 # TVM prints every kernel as one header line at column 0, once as a forward declaration (`;`)
 # and once as the definition (` {`); the body ends at the first `}` at column 0.
 _HEADER = regex.compile(
-    r'^extern "C" __global__ void __launch_bounds__\((?P<bounds>\d+)(?:, (?P<min_blocks>\d+))?\) '
+    r'^extern "C" __global__ void __launch_bounds__\((?P<bounds>\d+)\) '
     r"(?P<name>\w+)\((?P<params>[^()]*)\)(?P<end>;| \{)$",
     regex.M,
 )
@@ -30,14 +30,12 @@ class Param:
 
 @dataclass(frozen=True)
 class Kernel:
-    """One `extern "C" __global__` kernel; body is the text between its braces; min_blocks:
-    the blocks per SM promised to ptxas (`__launch_bounds__`'s second argument), if any."""
+    """One `extern "C" __global__` kernel; body is the text between its braces."""
 
     name: str
     launch_bounds: int
     params: tuple[Param, ...]
     body: str
-    min_blocks: int | None = None
 
     def param_names(self) -> tuple[str, ...]:
         return tuple(p.name for p in self.params)
@@ -82,7 +80,7 @@ def kernel_spans(src: str) -> tuple[str, list[KernelSpan]]:
     if odd:
         raise ReconstructError(
             f"split_kernels: unrecognised kernel header {odd[0].group()!r} (expected "
-            '`extern "C" __global__ void __launch_bounds__(N) name(params) {`, or (N, B))'
+            '`extern "C" __global__ void __launch_bounds__(N) name(params) {`)'
         )
     definitions = [m for m in headers if m["end"] != ";"]
     if not definitions:
@@ -108,9 +106,7 @@ def kernel_spans(src: str) -> tuple[str, list[KernelSpan]]:
         body = src[body_start:close.start()]
         if body.count("{") != body.count("}"):
             raise ReconstructError(f"split_kernels: unbalanced braces in the body of {m['name']}")
-        min_blocks = int(m["min_blocks"]) if m["min_blocks"] else None
-        kernel = Kernel(m["name"], int(m["bounds"]), _params(m["params"], m["name"]), body,
-                        min_blocks)
+        kernel = Kernel(m["name"], int(m["bounds"]), _params(m["params"], m["name"]), body)
         spans.append(KernelSpan(kernel, body_start, close.start()))
         pos = close.end()
     if src[pos:].strip():
@@ -131,8 +127,7 @@ def split_kernels(src: str) -> CudaSource:
 def render_kernel(kernel: Kernel) -> str:
     """The kernel's definition as TVM prints it."""
     params = ", ".join(f"{p.ctype} {p.name}" for p in kernel.params)
-    bounds = ", ".join(str(b) for b in (kernel.launch_bounds, kernel.min_blocks) if b)
-    return (f'extern "C" __global__ void __launch_bounds__({bounds}) '
+    return (f'extern "C" __global__ void __launch_bounds__({kernel.launch_bounds}) '
             f"{kernel.name}({params}) {{\n{kernel.body}}}\n")
 
 

@@ -114,7 +114,7 @@ def test_warp_groups_share_u_and_stage_their_own_v(prototype) -> None:
     assert three["block"] == [32, 4, 3]
     assert three["shared_bytes"] == one["shared_bytes"] + 2 * v_bytes
     assert three["shared_bytes"] == CFG.with_(groups=3).smem_bytes(WL)
-    assert "__launch_bounds__(384, 1) winograd_full_kernel" in grouped.source
+    assert "__launch_bounds__(384) winograd_full_kernel" in grouped.source
     head = f"  while ({TILE_BLOCK} < {one['grid'][0]}) {{\n"
     staging_1, loop_1 = full_kernel(single.source).body.split(head)
     staging_3, loop_3 = full_kernel(grouped.source).body.split(head)
@@ -169,7 +169,7 @@ def test_channel_split_groups_share_the_tile_block(prototype) -> None:
     (one,), (three,) = single.forward_launches, split.forward_launches
     assert three["block"] == [32, 4, 3] and three["grid"] == [one["grid"][0], 1, 1]
     assert three["shared_bytes"] == CFG.with_(k_split=3).smem_bytes(WL)
-    assert "__launch_bounds__(384, 1) winograd_full_kernel" in split.source
+    assert "__launch_bounds__(384) winograd_full_kernel" in split.source
     v_bytes = WL.alpha**2 * CFG.tb_m * (64 * 2 + CFG.pad)
     u_bytes = one["shared_bytes"] - v_bytes
     m_bytes = WL.alpha**2 * CFG.tb_m * CFG.m_row_elems(WL) * 4  # fp32 accumulators

@@ -101,7 +101,7 @@ def _stores_scalar_y(body: str) -> bool:
 
 
 def _body(source: str, kernel: str) -> str:
-    head = re.search(rf'^extern "C" __global__ void __launch_bounds__\([\d, ]+\) {kernel}\(.*\{{$',
+    head = re.search(rf'^extern "C" __global__ void __launch_bounds__\(\d+\) {kernel}\(.*\{{$',
                      source, re.M)
     return source[head.end(): source.index("\n}\n", head.end())]
 

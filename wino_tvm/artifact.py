@@ -90,7 +90,7 @@ def build_artifact(
     launches = [asdict(k) for k in prototype.launches]
     rebuilt = reconstruct(prototype.source, launches, cfg.fusion, persist=cfg.persist,
                           async_u=cfg.async_u, groups=cfg.groups, k_split=cfg.k_split,
-                          input_pipeline=cfg.pipelines_input(wl), arch=arch)
+                          input_pipeline=cfg.pipelines_input(wl))
     kernels = drop_barriers(rebuilt.source, list(dropped_barriers))
     log(f"[3/3] harness: write {out_dir}")
     weight = tuple(_launch(e) for e in rebuilt.weight_launches)
