@@ -15,7 +15,15 @@ import pytest
 
 from wino_tvm.build import _config as build_config
 from wino_tvm.build import parse_args as build_args
-from wino_tvm.config import FUSIONS, KNOWN_DEVICES, DeviceLimits, KernelConfig
+from wino_tvm.config import (
+    ACCUMULATOR_BYTES,
+    FUSIONS,
+    KNOWN_DEVICES,
+    SHARED_PER_SM,
+    SHARED_RESERVED_PER_BLOCK,
+    DeviceLimits,
+    KernelConfig,
+)
 from wino_tvm.errors import WinoError
 from wino_tvm.tune import device as tune_device
 from wino_tvm.tune.best import best_config
@@ -67,19 +75,24 @@ def test_shared_memory_uses_the_kernels_real_footprint() -> None:
     assert f"shared memory {smem} B" in shared_memory(PAPER, cfg, small)
 
 
-@pytest.mark.parametrize(("accum", "tiles", "u_smem", "row"), [
-    ("fp32", (32, 32, 32), True, 32 + 8),    # V+U rows: 16*64*80 B >= 16*32*40*4 B
-    ("fp32", (32, 32, 64), False, 32 + 4),   # V rows only: 16*32*144 B < 16*32*40*4 B
-    ("fp16", (32, 64, 64), False, 64 + 8),   # 8 halves is the 16-byte pad either way
+@pytest.mark.parametrize(("dtype", "accum", "tiles", "u_smem", "row"), [
+    ("fp16", "fp32", (32, 32, 32), True, 32 + 8),  # V+U rows: 16*64*80 B >= 16*32*40*4 B
+    ("fp16", "fp32", (32, 32, 64), False, 32 + 4),  # 16*32*144 B: 3 blocks; wide M 2 blocks
+    ("fp16", "fp16", (32, 64, 64), False, 64 + 8),  # 8 halves is the 16-byte pad either way
+    ("int8", "int32", (16, 64, 64), False, 64 + 8),  # M 68 -> 72 KB: 3 blocks per SM either way
+    ("int8", "int32", (32, 32, 64), False, 32 + 4),  # 72 -> 80 KB: 3 -> 2 blocks (0.61x)
 ])
-def test_m_rows_widen_only_where_free(accum: str, tiles: tuple, u_smem: bool, row: int) -> None:
-    wl = Conv2dWorkload(1, 960, 960, 64, 64, m=2, accum=accum)
+def test_m_rows_widen_only_where_the_blocks_per_sm_stay(dtype: str, accum: str, tiles: tuple,
+                                                        u_smem: bool, row: int) -> None:
+    wl = Conv2dWorkload(1, 960, 960, 64, 64, dtype=dtype, m=2, accum=accum)
     full = KernelConfig(*tiles, fusion="full", u_smem=u_smem)
     assert full.m_row_elems(wl) == row
     operands = full.with_(fusion="shmem").smem_bytes(wl)
-    acc = 4 if accum == "fp32" else 2
+    acc = ACCUMULATOR_BYTES[accum]
     assert full.smem_bytes(wl) == max(operands, 16 * tiles[0] * row * acc)
-    assert full.smem_bytes(wl) == operands  # the wide rows never grow the block
+    narrow = max(operands, 16 * tiles[0] * (tiles[1] + 16 // acc) * acc)
+    assert (SHARED_PER_SM // (full.smem_bytes(wl) + SHARED_RESERVED_PER_BLOCK)
+            == SHARED_PER_SM // (narrow + SHARED_RESERVED_PER_BLOCK))
     assert full.with_(fusion="none").m_row_elems(wl) == tiles[1] + 16 // acc
 
 

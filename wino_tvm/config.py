@@ -23,9 +23,13 @@ WARP_SIZE = 32
 # disjoint banks. The 16-byte V/U pad leaves fp32 rows 4 banks apart: 2-way conflicts, 8.9 M of
 # the kernel's 23.7 M shared-store wavefronts at 960^2 (ncu, perf-notes). Where the wider rows
 # would grow the block they can cost a resident block per SM (int8 N=128 56^2, 32/32/64: 72 ->
-# 80 KB, 3 -> 2 blocks, 0.61x on the H100, bench/results/h100/pad_unroll_ab/), so there the V/U
-# pad stays.
+# 80 KB, 3 -> 2 blocks, 0.61x on the H100, bench/results/h100/pad_unroll_ab/), so they are used
+# where they fit in that memory or, not persistent, keep the blocks per SM of SHARED_PER_SM (int8
+# 16/64 with U from L2: 68 -> 72 KB, 3 blocks either way; bench/results/h100/m_rows_ab/).
 M_ROW_PAD = 8
+# Shared memory per SM and reserved per resident block on sm_90 (H100, H200), the tuned target.
+SHARED_PER_SM = 228 * 1024
+SHARED_RESERVED_PER_BLOCK = 1024
 OT_CHANNELS = (1, 2)
 ASYNC_U_MIN_TB_M = 32
 FRAGMENT_ELEMENTS_PER_LANE = 8  # a 16x16 (or 32x8, 8x32) WMMA fragment over 32 lanes
@@ -238,13 +242,17 @@ class KernelConfig:
 
     def m_row_elems(self, wl: Conv2dWorkload) -> int:
         """Row length of the staged M slice: tb_n plus M_ROW_PAD in the full kernel where that
-        fits in the staging memory it reuses (V and U; V alone when persistent, as U stays),
-        else plus the V/U row pad."""
-        wide = self.tb_n + M_ROW_PAD
-        reusable = self._v_bytes(wl) if self.persist else self._operand_bytes(wl)
-        if self.fusion == "full" and self._m_bytes(wl, wide) <= reusable:
-            return wide
-        return self._narrow_m_row(wl)
+        fits in the staging memory it reuses (V alone when persistent, as U stays) or, not
+        persistent, leaves the blocks per SM as they are; else plus the V/U row pad."""
+        wide, narrow = self.tb_n + M_ROW_PAD, self._narrow_m_row(wl)
+        if self.fusion != "full":
+            return narrow
+        if self.persist:
+            return wide if self._m_bytes(wl, wide) <= self._v_bytes(wl) else narrow
+        operands = self._operand_bytes(wl) + (self.groups - 1) * self._v_bytes(wl)
+        per_sm = [SHARED_PER_SM // (max(operands, self._m_bytes(wl, row))
+                                    + SHARED_RESERVED_PER_BLOCK) for row in (wide, narrow)]
+        return wide if per_sm[0] == per_sm[1] else narrow
 
     def _narrow_m_row(self, wl: Conv2dWorkload) -> int:
         return self.tb_n + self.pad // ACCUMULATOR_BYTES[wl.accum]
