@@ -24,12 +24,23 @@ WARP_SIZE = 32
 # the kernel's 23.7 M shared-store wavefronts at 960^2 (ncu, perf-notes). Where the wider rows
 # would grow the block they can cost a resident block per SM (int8 N=128 56^2, 32/32/64: 72 ->
 # 80 KB, 3 -> 2 blocks, 0.61x on the H100, bench/results/h100/pad_unroll_ab/), so they are used
-# where they fit in that memory or, not persistent, keep the blocks per SM of SHARED_PER_SM (int8
-# 16/64 with U from L2: 68 -> 72 KB, 3 blocks either way; bench/results/h100/m_rows_ab/).
+# where they fit in that memory or, not persistent, keep both the blocks per SM and the shared
+# memory carveout (bench/results/h100/m_rows_ab/: int8 16/64 with U from L2, 68 -> 72 KB, 3
+# blocks in the 228 KB carveout either way, 1.05-1.10x; int8 m=4 32/32/32, 162 -> 180 KB, one
+# block but the 196 KB carveout instead of 164 KB, so 32 KB less L1: 0.94-1.01x).
 M_ROW_PAD = 8
-# Shared memory per SM and reserved per resident block on sm_90 (H100, H200), the tuned target.
+# sm_90 (H100, H200), the tuned target: shared memory per SM, reserved per resident block, and
+# the carveouts the driver can pick (the rest of the SM's 256 KB is L1 cache).
 SHARED_PER_SM = 228 * 1024
 SHARED_RESERVED_PER_BLOCK = 1024
+SHARED_CARVEOUTS = tuple(kb * 1024 for kb in (0, 8, 16, 32, 64, 100, 132, 164, 196, 228))
+
+
+def shared_residency(block_bytes: int) -> tuple[int, int]:
+    """(blocks per SM, carveout in bytes) shared memory gives blocks of block_bytes on sm_90."""
+    per_block = block_bytes + SHARED_RESERVED_PER_BLOCK
+    blocks = SHARED_PER_SM // per_block
+    return blocks, next(c for c in SHARED_CARVEOUTS if c >= blocks * per_block)
 OT_CHANNELS = (1, 2)
 ASYNC_U_MIN_TB_M = 32
 FRAGMENT_ELEMENTS_PER_LANE = 8  # a 16x16 (or 32x8, 8x32) WMMA fragment over 32 lanes
@@ -243,16 +254,17 @@ class KernelConfig:
     def m_row_elems(self, wl: Conv2dWorkload) -> int:
         """Row length of the staged M slice: tb_n plus M_ROW_PAD in the full kernel where that
         fits in the staging memory it reuses (V alone when persistent, as U stays) or, not
-        persistent, leaves the blocks per SM as they are; else plus the V/U row pad."""
+        persistent, leaves the blocks per SM and the carveout as they are; else plus the V/U
+        row pad."""
         wide, narrow = self.tb_n + M_ROW_PAD, self._narrow_m_row(wl)
         if self.fusion != "full":
             return narrow
         if self.persist:
             return wide if self._m_bytes(wl, wide) <= self._v_bytes(wl) else narrow
         operands = self._operand_bytes(wl) + (self.groups - 1) * self._v_bytes(wl)
-        per_sm = [SHARED_PER_SM // (max(operands, self._m_bytes(wl, row))
-                                    + SHARED_RESERVED_PER_BLOCK) for row in (wide, narrow)]
-        return wide if per_sm[0] == per_sm[1] else narrow
+        wide_sm, narrow_sm = (shared_residency(max(operands, self._m_bytes(wl, row)))
+                              for row in (wide, narrow))
+        return wide if wide_sm == narrow_sm else narrow
 
     def _narrow_m_row(self, wl: Conv2dWorkload) -> int:
         return self.tb_n + self.pad // ACCUMULATOR_BYTES[wl.accum]
