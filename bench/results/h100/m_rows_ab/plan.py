@@ -1,6 +1,6 @@
 """Build the same-run A/B of the wide M rows (KernelConfig.m_row_elems), CPU side: every
 bench_full variant whose M row changed, built today as new_<artifact>; the old side is the
-8a7b0d5 build of ../bench_full/ (BEFORE), copied as old_<artifact> (no generated source
+8a7b0d5 build of ../bench_full_8a7b0d5/ (BEFORE), copied as old_<artifact> (no generated source
 changed from 8a7b0d5 to the commit before this change).
 
 python bench/results/h100/m_rows_ab/plan.py .gpu/mr_ab .gpu/bf5

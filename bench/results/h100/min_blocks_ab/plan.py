@@ -1,6 +1,6 @@
 """Build the same-run A/B of the blocks-per-SM count given to ptxas (reconstructor.occupancy),
 CPU side: every bench_full variant, built today as new_<artifact>, kept where its forward
-kernel got a count; the old side is the 8a7b0d5 build of ../bench_full/ (BEFORE), copied as
+kernel got a count; the old side is the 8a7b0d5 build of ../bench_full_8a7b0d5/ (BEFORE), copied as
 old_<artifact> (no generated source changed from 8a7b0d5 to d99015e). Also the pkf suite's
 variants, where any got a count (their old side built at d99015e into OLD_PKF).
 
