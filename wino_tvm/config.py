@@ -41,6 +41,8 @@ def shared_residency(block_bytes: int) -> tuple[int, int]:
     per_block = block_bytes + SHARED_RESERVED_PER_BLOCK
     blocks = SHARED_PER_SM // per_block
     return blocks, next(c for c in SHARED_CARVEOUTS if c >= blocks * per_block)
+
+
 OT_CHANNELS = (1, 2)
 ASYNC_U_MIN_TB_M = 32
 FRAGMENT_ELEMENTS_PER_LANE = 8  # a 16x16 (or 32x8, 8x32) WMMA fragment over 32 lanes
@@ -224,7 +226,7 @@ class KernelConfig:
         fusion at least the padded M slice, which reuses that memory after the channel loop;
         one more V slice per further warp group; with a channel split, V or every group's M
         slice (whichever is larger), then every group's U slice (reconstructor.persist)."""
-        operands = self._operand_bytes(wl) + (self.groups - 1) * self._v_bytes(wl)
+        operands = self._staging_bytes(wl)
         if self.fusion != "full":
             return operands
         m_slice = self._m_bytes(wl, self.m_row_elems(wl))
@@ -237,6 +239,10 @@ class KernelConfig:
     def threads(self, wl: Conv2dWorkload) -> int:
         """Threads per block: a warp per tap column, per warp group."""
         return WARP_SIZE * wl.alpha * self.groups * self.k_split
+
+    def _staging_bytes(self, wl: Conv2dWorkload) -> int:
+        """V and U slices, and one more V slice per further warp group."""
+        return self._operand_bytes(wl) + (self.groups - 1) * self._v_bytes(wl)
 
     def _operand_bytes(self, wl: Conv2dWorkload) -> int:
         staged_rows = self.tb_m + (self.tb_n if self.u_smem else 0)
@@ -261,8 +267,7 @@ class KernelConfig:
             return narrow
         if self.persist:
             return wide if self._m_bytes(wl, wide) <= self._v_bytes(wl) else narrow
-        operands = self._operand_bytes(wl) + (self.groups - 1) * self._v_bytes(wl)
-        wide_sm, narrow_sm = (shared_residency(max(operands, self._m_bytes(wl, row)))
+        wide_sm, narrow_sm = (shared_residency(max(self._staging_bytes(wl), self._m_bytes(wl, row)))
                               for row in (wide, narrow))
         return wide if wide_sm == narrow_sm else narrow
 
