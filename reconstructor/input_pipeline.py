@@ -108,4 +108,3 @@ def pipeline_input_loads(persistent: Kernel) -> Kernel:
     return Kernel(persistent.name, persistent.launch_bounds, persistent.params,
                   body[:loop.start()] + prologue + body[loop.start():block_open] + "".join(rest)
                   + body[block_close:barrier_end] + ahead + body[barrier_end:])
-
