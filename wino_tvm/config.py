@@ -43,6 +43,20 @@ def shared_residency(block_bytes: int) -> tuple[int, int]:
     return blocks, next(c for c in SHARED_CARVEOUTS if c >= blocks * per_block)
 
 
+def shared_wavefronts(lane_offsets: list[int], access_bytes: int) -> int:
+    """Wavefronts of one warp's shared-memory access at these byte offsets: lanes in phases of
+    128 bytes, each phase as many as the most distinct 4-byte words one of the 32 banks serves."""
+    phase = min(WARP_SIZE, 128 // access_bytes)
+    total = 0
+    for start in range(0, len(lane_offsets), phase):
+        bank_words: dict[int, set[int]] = {}
+        for offset in lane_offsets[start:start + phase]:
+            for word in range(offset // 4, (offset + access_bytes - 1) // 4 + 1):
+                bank_words.setdefault(word % 32, set()).add(word)
+        total += max(len(words) for words in bank_words.values())
+    return total
+
+
 OT_CHANNELS = (1, 2)
 ASYNC_U_MIN_TB_M = 32
 FRAGMENT_ELEMENTS_PER_LANE = 8  # a 16x16 (or 32x8, 8x32) WMMA fragment over 32 lanes
@@ -270,6 +284,23 @@ class KernelConfig:
         wide_sm, narrow_sm = (shared_residency(max(self._staging_bytes(wl), self._m_bytes(wl, row)))
                               for row in (wide, narrow))
         return wide if wide_sm == narrow_sm else narrow
+
+    def ot_row_step(self, wl: Conv2dWorkload) -> int:
+        """Tile rows between the M rows one OTrans warp reads at once: 1 (warp w takes adjacent
+        rows) or alpha (rows w, w + alpha, ...), whichever hits fewer banks twice (fp16 M, 16
+        lanes per 80-byte row: adjacent rows conflict 2-way, rows alpha = 4 apart are disjoint)."""
+        lanes_per_row = self.tb_n // self.ot_channels
+        rows = WARP_SIZE // lanes_per_row
+        if rows <= 1 or self.tb_m % (rows * wl.alpha):
+            return 1
+        access = self.ot_channels * ACCUMULATOR_BYTES[wl.accum]
+        row_bytes = self.m_row_elems(wl) * ACCUMULATOR_BYTES[wl.accum]
+
+        def wavefronts(step: int) -> int:
+            return shared_wavefronts([r * step * row_bytes + lane * access
+                                      for r in range(rows) for lane in range(lanes_per_row)],
+                                     access)
+        return wl.alpha if wavefronts(wl.alpha) < wavefronts(1) else 1
 
     def _narrow_m_row(self, wl: Conv2dWorkload) -> int:
         return self.tb_n + self.pad // ACCUMULATOR_BYTES[wl.accum]

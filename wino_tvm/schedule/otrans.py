@@ -61,7 +61,15 @@ def schedule_otrans(sch: s_tir.Schedule, wl: Conv2dWorkload, cfg: KernelConfig) 
         sch.compute_at(taps, k_i)
         blocks.append((taps, True))
     # Channels fastest across lanes: M reads from shared and y writes both coalesce.
-    _, warp, lane = sch.split(sch.fuse(t_i, k_i), [None, wl.alpha, WARP_SIZE])
+    if cfg.ot_row_step(wl) != 1:
+        # A warp reads `rows` tile rows at once; rows alpha apart fall on disjoint banks where
+        # adjacent ones conflict (config.KernelConfig.ot_row_step).
+        rows = WARP_SIZE * cfg.ot_channels // cfg.tb_n
+        _, row, warp = sch.split(t_i, [None, rows, wl.alpha])
+        sch.reorder(warp, row)
+        lane = sch.fuse(row, k_i)
+    else:
+        _, warp, lane = sch.split(sch.fuse(t_i, k_i), [None, wl.alpha, WARP_SIZE])
     sch.bind(warp, "threadIdx.y")
     sch.bind(lane, "threadIdx.x")
     for block, vectorise in blocks:
