@@ -9,9 +9,10 @@ import subprocess
 import pytest
 from tvm import IRModule, s_tir
 
+from reconstructor.cexpr import compile_int_expr
 from wino_tvm.codegen import generate
 from wino_tvm.compute import winograd_stages
-from wino_tvm.config import KNOWN_DEVICES, KernelConfig
+from wino_tvm.config import KNOWN_DEVICES, KernelConfig, shared_wavefronts
 from wino_tvm.errors import WinoError
 from wino_tvm.schedule import scheduled_module
 from wino_tvm.schedule.otrans import schedule_otrans
@@ -206,6 +207,45 @@ def test_otrans_binds_every_tile_layout():
                 schedule_otrans(sch, wl, KernelConfig(tb_m=tb_m, tb_n=32))
                 across += wl.image_tile_stride(tb_m) == wl.tiles_per_image
     assert across > 150  # of 192: most layouts put the images back to back
+
+
+def _operand_after(text: str, head: str) -> list[str]:
+    """The parenthesised expressions that follow each `head` in text."""
+    found = []
+    for start in (m.end() for m in re.finditer(re.escape(head), text)):
+        depth, end = 1, start
+        while depth:
+            depth += {"(": 1, ")": -1}.get(text[end], 0)
+            end += 1
+        found.append(text[start:end - 1])
+    return found
+
+
+@pytest.mark.parametrize("tb_m", [16, 32])
+def test_otrans_m_loads_without_bank_conflicts(tb_m: int) -> None:
+    """fp16 M, 32 channels in pairs: each warp's M loads read two tile rows alpha apart, one
+    wavefront each (adjacent rows, 80 bytes apart, would take two), and the block's threads
+    and trips read every (tile, channel pair) of every tap exactly once."""
+    wl = Conv2dWorkload(1, 64, 64, 64, 64, m=2, accum="fp16")
+    cfg = KernelConfig(tb_m, 32, 64, fusion="shmem", ot_channels=2)
+    assert cfg.ot_row_step(wl) == wl.alpha
+    source = generate(scheduled_module(wl, cfg)).source
+    start = source.index("otrans_kernel(half* __restrict__ M_ptr, half* __restrict__ y_ptr) {")
+    body = source[start:source.index("\n}\n", start)]
+    (trip_var, trips), = re.findall(r"for \(int (\w+) = 0; \w+ < (\d+);", body.split("half2")[0])
+    loads = [compile_int_expr(e) for e in _operand_after(body, "*(half2*)(M_shared_dyn_ptr + ")]
+    assert len(loads) == wl.alpha ** 2
+    row = cfg.m_row_elems(wl)
+    for tap, load in enumerate(loads):
+        seen = []
+        for trip in range(int(trips)):
+            for warp in range(wl.alpha):
+                offsets = [load({"threadIdx.x": lane, "threadIdx.y": warp, trip_var: trip})
+                           for lane in range(32)]
+                assert shared_wavefronts([2 * o for o in offsets], 4) == 1
+                seen += offsets
+        tap_base = tap * tb_m * row
+        assert sorted(seen) == [tap_base + t * row + 2 * c for t in range(tb_m) for c in range(16)]
 
 
 @pytest.mark.parametrize(("dtype", "fusion", "expected"), [

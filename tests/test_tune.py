@@ -22,6 +22,7 @@ from wino_tvm.config import (
     DeviceLimits,
     KernelConfig,
     shared_residency,
+    shared_wavefronts,
 )
 from wino_tvm.errors import WinoError
 from wino_tvm.tune import device as tune_device
@@ -103,6 +104,40 @@ def test_m_rows_stay_narrow_where_the_carveout_would_grow() -> None:
     assert shared_residency(cfg.smem_bytes(wl)) == (1, 164 * 1024)
     assert shared_residency(36 * 32 * 40 * 4) == (1, 196 * 1024)
     assert shared_residency(68 * 1024) == (3, 228 * 1024)
+
+
+def test_shared_wavefronts_bank_model() -> None:
+    """One warp access: 16 lanes x 4 bytes in each of two rows 80 bytes apart share 4 banks
+    (2 wavefronts), 320 bytes apart none; a broadcast is 1; 8-byte lanes take 2 phases."""
+    def rows(step_bytes: int, lanes: int = 16, access: int = 4) -> list[int]:
+        return [r * step_bytes + lane * access for r in range(32 // lanes) for lane in range(lanes)]
+    assert shared_wavefronts(rows(80), 4) == 2
+    assert shared_wavefronts(rows(320), 4) == 1
+    assert shared_wavefronts(rows(64), 4) == 1  # contiguous
+    assert shared_wavefronts([0] * 32, 4) == 1
+    assert shared_wavefronts(list(range(0, 256, 8)), 8) == 2
+    assert shared_wavefronts([128 * lane for lane in range(32)], 4) == 32
+
+
+@pytest.mark.parametrize(("dtype", "accum", "tiles", "knobs", "step"), [
+    ("fp16", "fp16", (32, 32, 64), {"ot_channels": 2}, 4),  # 16 lanes per 80-byte row
+    ("fp16", "fp16", (16, 32, 64), {"ot_channels": 2}, 4),
+    ("int8", "int32", (16, 16, 64), {"persist": True, "k_split": 4}, 4),  # 80-byte rows
+    ("int8", "int32", (16, 16, 64), {}, 1),  # wide 96-byte rows: 4 apart would share all banks
+    ("fp16", "fp32", (32, 32, 32), {"ot_channels": 2}, 1),  # 8-byte lanes: a row per phase
+    ("fp16", "fp16", (32, 64, 64), {"ot_channels": 2}, 1),  # one row per warp
+    ("fp16", "fp16", (32, 32, 32), {}, 1),                  # 32 lanes x 2 bytes: one row
+])
+def test_otrans_rows_alpha_apart_only_where_adjacent_ones_conflict(
+        dtype: str, accum: str, tiles: tuple, knobs: dict, step: int) -> None:
+    wl = Conv2dWorkload(1, 960, 960, 64, 64, dtype=dtype, m=2, accum=accum)
+    assert KernelConfig(*tiles, fusion="full", **knobs).ot_row_step(wl) == step
+
+
+def test_otrans_rows_need_whole_rounds() -> None:
+    """m=4 (alpha 6): 2 rows x 6 warps do not divide 32 tiles, so rows stay adjacent."""
+    wl = Conv2dWorkload(1, 960, 960, 64, 64, m=4, accum="fp16")
+    assert KernelConfig(32, 32, 32, fusion="full", ot_channels=2).ot_row_step(wl) == 1
 
 
 def test_l2_residency_applies_to_llc_only() -> None:

@@ -19,7 +19,7 @@ from wino_tvm.tune.builder import build_plan
 from wino_tvm.tune.space import Candidate
 from wino_tvm.workload import Conv2dWorkload
 
-LOG = Path(__file__).parents[4] / "tuning_logs" / "h100.jsonl"
+LOG = Path(__file__).resolve().parents[4] / "tuning_logs" / "h100.jsonl"
 NEAR_BEST = 1.15
 
 
