@@ -15,7 +15,7 @@ from .input_pipeline import pipeline_input_loads
 from .launch import Launch, check_launch
 from .passes import SYNCTHREADS, fuse_llc, fuse_shmem, strip_warp_barriers
 from .persist import persist_blocks
-from .rounding import pack_input_tap_stores, round_input_taps
+from .rounding import round_input_taps
 from .source import CudaSource, Kernel, render_source, split_kernels
 from .specialise import specialise_fused, specialise_itrans
 from .unroll import unroll_itrans, unroll_otrans
@@ -157,8 +157,6 @@ def reconstruct(source: str, launches: Sequence[Mapping], fusion: str,
     if full_m2:
         forward[0] = (unroll_otrans(forward[0][0], otrans_unroll_factor(forward[0][0])),
                       first_launch)
-    if fusion != "none":  # int8: after the passes that read V's stores byte by byte
-        forward[0] = (pack_input_tap_stores(forward[0][0]), forward[0][1])
     if async_u and fusion == "full" and not persist and stages_u(forward[0][0]):
         forward[0] = (async_u_staging(forward[0][0]), first_launch)
     if persist:  # last: the passes above find ITrans and OTrans by their place in the body

@@ -57,21 +57,6 @@ def shared_wavefronts(lane_offsets: list[int], access_bytes: int) -> int:
     return total
 
 
-def row_step(lanes_per_row: int, access_bytes: int, row_bytes: int, tile_rows: int,
-             steps: tuple[int, ...]) -> int:
-    """Rows between the rows that one warp's lanes (lanes_per_row to a row) access at once: 1,
-    or the first of steps that takes fewer wavefronts and splits tile_rows into whole rounds."""
-    rows = WARP_SIZE // lanes_per_row
-    if rows <= 1:
-        return 1
-
-    def wavefronts(step: int) -> int:
-        return shared_wavefronts([r * step * row_bytes + lane * access_bytes
-                                  for r in range(rows) for lane in range(lanes_per_row)],
-                                 access_bytes)
-    return min([1, *(s for s in steps if tile_rows % (rows * s) == 0)], key=wavefronts)
-
-
 OT_CHANNELS = (1, 2)
 ASYNC_U_MIN_TB_M = 32
 FRAGMENT_ELEMENTS_PER_LANE = 8  # a 16x16 (or 32x8, 8x32) WMMA fragment over 32 lanes
@@ -304,9 +289,18 @@ class KernelConfig:
         """Tile rows between the M rows one OTrans warp reads at once: 1 (warp w takes adjacent
         rows) or alpha (rows w, w + alpha, ...), whichever hits fewer banks twice (fp16 M, 16
         lanes per 80-byte row: adjacent rows conflict 2-way, rows alpha = 4 apart are disjoint)."""
-        acc = ACCUMULATOR_BYTES[wl.accum]
-        return row_step(self.tb_n // self.ot_channels, self.ot_channels * acc,
-                        self.m_row_elems(wl) * acc, self.tb_m, (wl.alpha,))
+        lanes_per_row = self.tb_n // self.ot_channels
+        rows = WARP_SIZE // lanes_per_row
+        if rows <= 1 or self.tb_m % (rows * wl.alpha):
+            return 1
+        access = self.ot_channels * ACCUMULATOR_BYTES[wl.accum]
+        row_bytes = self.m_row_elems(wl) * ACCUMULATOR_BYTES[wl.accum]
+
+        def wavefronts(step: int) -> int:
+            return shared_wavefronts([r * step * row_bytes + lane * access
+                                      for r in range(rows) for lane in range(lanes_per_row)],
+                                     access)
+        return wl.alpha if wavefronts(wl.alpha) < wavefronts(1) else 1
 
     def _narrow_m_row(self, wl: Conv2dWorkload) -> int:
         return self.tb_n + self.pad // ACCUMULATOR_BYTES[wl.accum]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from tvm import s_tir
 
-from ..config import ELEMENT_BYTES, WARP_SIZE, KernelConfig, row_step
+from ..config import ELEMENT_BYTES, WARP_SIZE, KernelConfig
 from ..workload import Conv2dWorkload
 from .bgemm import SMEM_SCOPE, bind_warp_copy
 from .common import inline_const_matrices
@@ -18,7 +18,6 @@ from .common import inline_const_matrices
 # 8 / 16 char arguments, which nvcc rejects; 4 lanes print as one `int`. So int8 tiles are
 # loaded 4 channels (32 bits) at a time.
 INT8_LOAD_BYTES = 4
-ITRANS_ROW_STEPS = (2, 4, 8)  # tile rows between the rows one warp stores, tried in turn
 
 
 def schedule_itrans(sch: s_tir.Schedule, wl: Conv2dWorkload, cfg: KernelConfig) -> None:
@@ -44,20 +43,7 @@ def schedule_itrans(sch: s_tir.Schedule, wl: Conv2dWorkload, cfg: KernelConfig) 
     sch.bind(t_o, "blockIdx.x")
     sch.bind(c_o, "blockIdx.y")
     sch.bind(w, "threadIdx.y")
-    lanes_per_row = cfg.tb_k // per_thread
-    # int8 in a fused kernel, whose V stores reconstructor.rounding packs into words: a warp
-    # stores several tile rows of V at once, and rows `step` apart can fall on disjoint banks
-    # where adjacent ones conflict (16 lanes x 4 bytes per 80-byte row: step 4). fp16 keeps
-    # adjacent rows: nvcc picks its store width (16, 2 bytes), which the bank model needs.
-    step = (row_step(lanes_per_row, per_thread * ve, cfg.tb_k * ve + cfg.pad, cfg.tb_m,
-                     ITRANS_ROW_STEPS) if wl.dtype == "int8" and cfg.fusion != "none" else 1)
-    if step != 1:
-        trip, row, inner = sch.split(t_i, [None, WARP_SIZE // lanes_per_row, step])
-        sch.reorder(inner, row)
-        sch.fuse(trip, inner)
-        lane = sch.fuse(row, c_g)
-    else:
-        _, lane = sch.split(sch.fuse(t_i, c_g), [None, WARP_SIZE])
+    _, lane = sch.split(sch.fuse(t_i, c_g), [None, WARP_SIZE])
     sch.bind(lane, "threadIdx.x")
     sch.unroll(h)
     # Stores stay scalar: a vector store would retype the shared slice (uint4), which the
