@@ -10,7 +10,7 @@ from stored_sources import stored
 from reconstructor.errors import ReconstructError
 from reconstructor.identify import identify_stages
 from reconstructor.pipeline import reconstruct
-from reconstructor.rounding import MAGIC, pack_input_tap_stores, round_input_taps
+from reconstructor.rounding import MAGIC, round_input_taps
 from reconstructor.source import Kernel, split_kernels
 from wino_tvm import quant
 from wino_tvm.winograd_math import transform_matrices
@@ -90,46 +90,3 @@ def test_an_int8_itrans_without_the_rounding_is_refused() -> None:
                    itrans.body.replace("nearbyintf", "rintf"))
     with pytest.raises(ReconstructError, match="round_input_taps: .*without V's rounding"):
         round_input_taps(plain)
-
-
-def _byte_perm(a: int, b: int, selector: int) -> int:
-    """CUDA's __byte_perm: byte i of the result is byte (selector >> 4i) & 7 of b:a."""
-    pool = ((b & 0xFFFFFFFF) << 32 | (a & 0xFFFFFFFF)).to_bytes(8, "little")
-    return int.from_bytes(bytes(pool[(selector >> 4 * i) & 7] for i in range(4)), "little")
-
-
-def test_packed_word_holds_the_four_low_bytes_in_channel_order() -> None:
-    words = [0x4B400000 | v for v in (0x05, 0xFB, 0x7F, 0x81)]  # magic sums of 5, -5, 127, -127
-    lo, hi = _byte_perm(words[0], words[1], 0x0040), _byte_perm(words[2], words[3], 0x0040)
-    assert _byte_perm(lo, hi, 0x5410).to_bytes(4, "little") == bytes([0x05, 0xFB, 0x7F, 0x81])
-
-
-def test_runs_of_four_aligned_byte_stores_become_one_word_store() -> None:
-    store = "  V[{}] = ((signed char)__float_as_int(__fadd_rn(a[{}], {})));"
-    lines = [store.format(i, k, MAGIC) for k, i in enumerate(
-        ["(x * 4)", "((x * 4) + 1)", "((x * 4) + 2)", "((x * 4) + 3)",    # word 0: packed
-         "((x * 4) + 5120)", "((x * 4) + 5121)", "((x * 4) + 5122)", "((x * 4) + 5123)",
-         "((x * 4) + 9)", "((x * 4) + 10)", "((x * 4) + 11)", "((x * 4) + 12)"])]  # unaligned
-    kernel = Kernel("itrans_kernel", 128, (), "\n".join(lines))
-    packed = pack_input_tap_stores(kernel).body.split("\n")
-    assert packed[0] == ("  *(int*)(V + (x * 4)) = __byte_perm(__byte_perm("
-                         f"__float_as_int(__fadd_rn(a[0], {MAGIC})), "
-                         f"__float_as_int(__fadd_rn(a[1], {MAGIC})), 0x0040), __byte_perm("
-                         f"__float_as_int(__fadd_rn(a[2], {MAGIC})), "
-                         f"__float_as_int(__fadd_rn(a[3], {MAGIC})), 0x0040), 0x5410);")
-    assert packed[1].startswith("  *(int*)(V + ((x * 4) + 5120)) = ")
-    assert packed[2:] == lines[8:]
-
-
-@pytest.mark.parametrize("fusion", ["syncfree", "shmem", "llc", "full"])
-def test_reconstruct_stores_every_v_word_at_once(fusion: str) -> None:
-    source, launches = stored("int8-m2")
-    out = reconstruct(source, launches, fusion).source
-    roundings = out.count("__fadd_rn(")
-    assert roundings > 0 and out.count(", 0x5410);") * 4 == roundings
-    assert "(signed char)__float_as_int" not in out
-
-
-def test_fp16_kernels_have_no_packed_stores() -> None:
-    source, launches = stored("fp16-m2")
-    assert "__byte_perm" not in reconstruct(source, launches, "full").source
