@@ -10,6 +10,7 @@ import pytest
 from tvm import IRModule, s_tir
 
 from reconstructor.cexpr import compile_int_expr
+from reconstructor.passes import _copies
 from wino_tvm.codegen import generate
 from wino_tvm.compute import winograd_stages
 from wino_tvm.config import KNOWN_DEVICES, KernelConfig, shared_wavefronts
@@ -209,18 +210,6 @@ def test_otrans_binds_every_tile_layout():
     assert across > 150  # of 192: most layouts put the images back to back
 
 
-def _operand_after(text: str, head: str) -> list[str]:
-    """The parenthesised expressions that follow each `head` in text."""
-    found = []
-    for start in (m.end() for m in re.finditer(re.escape(head), text)):
-        depth, end = 1, start
-        while depth:
-            depth += {"(": 1, ")": -1}.get(text[end], 0)
-            end += 1
-        found.append(text[start:end - 1])
-    return found
-
-
 @pytest.mark.parametrize("tb_m", [16, 32])
 def test_otrans_m_loads_without_bank_conflicts(tb_m: int) -> None:
     """fp16 M, 32 channels in pairs: each warp's M loads read two tile rows alpha apart, one
@@ -234,7 +223,8 @@ def test_otrans_m_loads_without_bank_conflicts(tb_m: int) -> None:
     body = source[start:source.index("\n}\n", start)]
     # The OTrans loop: the last before the M loads (the slice's staging copy loop comes first).
     trip_var, trips = re.findall(r"for \(int (\w+) = 0; \w+ < (\d+);", body.split("half2")[0])[-1]
-    loads = [compile_int_expr(e) for e in _operand_after(body, "*(half2*)(M_shared_dyn_ptr + ")]
+    loads = [compile_int_expr(c.src.index) for c in _copies(body)
+             if c.src.name == "M_shared_dyn_ptr" and c.vtype == "half2"]
     assert len(loads) == wl.alpha ** 2
     row = cfg.m_row_elems(wl)
     for tap, load in enumerate(loads):
