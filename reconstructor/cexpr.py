@@ -14,8 +14,9 @@ Expr = Callable[[Env], int]
 _TOKEN = regex.compile(
     r"\s*(?:(?P<num>\d+)|(?P<name>[A-Za-z_]\w*(?:\.[xyz])?)|(?P<op><<|>>|[-+*/%&|()]))"
 )
-# Casts TVM puts on index terms, e.g. ((int)threadIdx.x); they do not change the value.
-_CASTS = frozenset({"int", "int64_t"})
+# Casts TVM (and reconstructor.fragment_order) put on index terms, e.g. ((int)threadIdx.x); they
+# do not change the value of the non-negative indices they cast.
+_CASTS = frozenset({"int", "int64_t", "unsigned"})
 # C precedence, loosest first; each level is left-associative.
 _LEVELS = (("|",), ("&",), ("<<", ">>"), ("+", "-"), ("*", "/", "%"))
 

@@ -9,6 +9,7 @@ import regex
 
 from .async_copy import async_u_staging, stages_u
 from .errors import ReconstructError
+from .fragment_order import fragment_order_u, orders_u
 from .full import fold_otrans_sums, fuse_full
 from .identify import identify_stages
 from .input_pipeline import pipeline_input_loads
@@ -84,7 +85,7 @@ class Reconstructed:
 def reconstruct(source: str, launches: Sequence[Mapping], fusion: str,
                 specialise: bool | None = None, persist: bool = False,
                 async_u: bool = True, groups: int = 1, k_split: int = 1,
-                input_pipeline: bool = False) -> Reconstructed:
+                input_pipeline: bool = False, u_rows: int = 0) -> Reconstructed:
     """Split, identify, strip the BGEMM's barriers (unless fusion is none), fuse, and give each
     warp its own ITrans code (reconstructor.specialise): specialise None (default) where that
     pays (alpha <= SPECIALISE_MAX_ALPHA), True always, False never. persist: the full kernel
@@ -92,7 +93,9 @@ def reconstruct(source: str, launches: Sequence[Mapping], fusion: str,
     sharing U or k_split warp groups sharing each tile block (whole input tiles needed), and
     with input_pipeline, where ITrans takes whole tiles, issues the next tile block's input
     loads before the MMA (reconstructor.input_pipeline); otherwise, with async_u, it stages U
-    with cp.async ahead of ITrans (reconstructor.async_copy)."""
+    with cp.async ahead of ITrans (reconstructor.async_copy). u_rows (taps x K, 0: unknown):
+    a kernel loading 8-bit B fragments straight from U reads U in fragment order, written by
+    one more weight kernel (reconstructor.fragment_order), unless fusion is none."""
     if fusion not in FUSIONS:
         raise ReconstructError(f"reconstruct: unknown fusion {fusion!r}; choose from {FUSIONS}")
     if persist and fusion != "full":
@@ -166,6 +169,10 @@ def reconstruct(source: str, launches: Sequence[Mapping], fusion: str,
         if whole_tiles and input_pipeline:
             forward[0] = (pipeline_input_loads(forward[0][0]), forward[0][1])
     weight = [(k, by_name[k.name]) for k in stages.ktrans]
+    ordering = [i for i, (k, _) in enumerate(forward) if orders_u(k)]
+    if u_rows and fusion != "none" and ordering:
+        # H100, same-run A/B (bench/results/h100/u_order_ab/): see that README.
+        forward[ordering[0]], weight = fragment_order_u(forward[ordering[0]], weight, u_rows)
     kernels = tuple(k for k, _ in (*weight, *forward))
     return Reconstructed(
         render_source(CudaSource(cuda.preamble, kernels)),

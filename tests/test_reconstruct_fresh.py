@@ -69,7 +69,8 @@ def rebuilt():
             cfg = KernelConfig(tb_m=tb_m, fusion=fusion, u_smem=u_smem, ot_channels=oc)
             key = (dtype, m, tb_m, fusion, *([] if u_smem else ["ul2"]),
                    *(["ep"] if epilogue else []), *([f"out_{y_dtype}"] if y_dtype else []))
-            out[key] = (wl, cfg, reconstruct(proto.source, launches, fusion))
+            out[key] = (wl, cfg, reconstruct(proto.source, launches, fusion,
+                                             u_rows=wl.alpha * wl.alpha * wl.k))
     for dtype, m, epilogue, groups in PERSIST_CASES:
         wl = Conv2dWorkload(*PERSIST_SHAPE, dtype=dtype, m=m, epilogue=epilogue)
         cfg = KernelConfig(16, 16, 64, fusion="full", persist=True, groups=groups,
@@ -117,8 +118,23 @@ def test_forward_kernels(rebuilt, dtype, m, tb_m, fusion):
 @pytest.mark.parametrize(("dtype", "m", "tb_m", "fusion"), [(*p, f) for p in U_L2 for f in FUSIONS])
 def test_forward_kernels_b_from_global(rebuilt, dtype, m, tb_m, fusion):
     wl, cfg, r = rebuilt[(dtype, m, tb_m, fusion, "ul2")]
-    assert not re.search(r"= \*\(\w+\*\)\(U_ptr \+", r.source)  # no copy of U to shared memory
-    assert "load_matrix_sync(U_wmma_matrix_b_ptr[0], (&(U_ptr[" in r.source
+    # No copy of U to shared memory (the fragment-ordered loads read `*(const int2*)`).
+    assert not re.search(r"= \*\(\w+\*\)\(U_ptr \+", r.source)
+    weight = [launch["name"] for launch in r.weight_launches]
+    gemm = next(k["name"] for k in r.forward_launches if "mma_sync" in _body(r.source, k["name"]))
+    loads = _body(r.source, gemm)
+    # int8 (not fusion none): U in fragment order, one 8-byte load per lane and 16x16 fragment,
+    # rewritten from KTrans's U_kc by one more weight kernel (reconstructor.fragment_order).
+    ordered = dtype == "int8" and fusion != "none"
+    assert ("load_matrix_sync(U_wmma_matrix_b_ptr[0], (&(U_ptr[" in loads) == (not ordered)
+    assert ("*(int2*)U_wmma_matrix_b_ptr[0].x = *(const int2*)(U_ptr + " in loads) == ordered
+    assert (weight[-1] == "u_fragment_order_kernel") == ordered
+    if ordered:
+        writer = next(k for k in r.weight_launches if "U_kc" in k["params"])
+        assert "U" not in writer["params"] and weight.index(writer["name"]) < len(weight) - 1
+        fragments = wl.alpha * wl.alpha * wl.k * wl.c // 256
+        assert r.weight_launches[-1]["grid"][0] * 4 >= fragments > (
+            r.weight_launches[-1]["grid"][0] - 1) * 4
     _check_forward(wl, cfg, r, dtype, fusion)
 
 

@@ -46,6 +46,8 @@ def workspaces(wl: Conv2dWorkload, cfg: KernelConfig,
     every = [
         Workspace("V", C_TYPES[wl.dtype], a2 * ntp * wl.c),
         Workspace("U", C_TYPES[wl.dtype], a2 * wl.k * wl.c),
+        # KTrans's U where a weight kernel reorders it (reconstructor.fragment_order)
+        Workspace("U_kc", C_TYPES[wl.dtype], a2 * wl.k * wl.c),
         Workspace("M", C_TYPES[wl.accum], a2 * ntp * wl.k),
     ]
     if wl.dtype == "int8":
@@ -90,7 +92,8 @@ def build_artifact(
     launches = [asdict(k) for k in prototype.launches]
     rebuilt = reconstruct(prototype.source, launches, cfg.fusion, persist=cfg.persist,
                           async_u=cfg.async_u, groups=cfg.groups, k_split=cfg.k_split,
-                          input_pipeline=cfg.pipelines_input(wl))
+                          input_pipeline=cfg.pipelines_input(wl),
+                          u_rows=wl.alpha * wl.alpha * wl.k)
     kernels = drop_barriers(rebuilt.source, list(dropped_barriers))
     log(f"[3/3] harness: write {out_dir}")
     weight = tuple(_launch(e) for e in rebuilt.weight_launches)
