@@ -3,11 +3,12 @@ int8 full kernels that load B fragments from L2 (ul2): every such bench_full var
 benchmark workload the logged ul2 configs within NEAR_BEST of the int8 best (tuning_logs/
 h100.jsonl as it stood at this run, 2874 lines).
 
-python bench/results/h100/u_order_ab/plan.py .gpu/uo new       # this commit: tune/ + ab/new_*
 PYTHONPATH=<de93984 worktree> python .../plan.py .gpu/uo old   # the commit before: ab/old_*
+python bench/results/h100/u_order_ab/plan.py .gpu/uo new       # this commit: tune/ + ab/new_*
 
-new builds the tuning batch (tune/, `python -m wino_tvm.tune measure`) and copies it to ab/ as
-the A/B's new side; old builds the same candidates at the parent commit.
+old builds the candidates at the parent commit; new builds the tuning batch (tune/, `python -m
+wino_tvm.tune measure`) and copies it to ab/ as the A/B's new side. Old first: build_plan's
+prefix renames every other folder in ab/ (this run: new first, then old_new_* renamed back).
 """
 
 import dataclasses
