@@ -48,9 +48,14 @@ class BFragment:
     ldm: int  # U's row length, C
 
     @property
+    def lane_bytes(self) -> int:
+        """One lane's share of the k x n bytes."""
+        return self.k * self.n // 32
+
+    @property
     def word(self) -> str:
-        """The vector type of one lane's share: k x n bytes over 32 lanes."""
-        return _WORDS[self.k * self.n // 32]
+        """The vector type that loads one lane's share at once."""
+        return _WORDS[self.lane_bytes]
 
 
 def _fragment(kernel: Kernel) -> BFragment | None:
@@ -85,7 +90,7 @@ def _ordered_load(load: regex.Match, frag: BFragment) -> str:
     column = f"((int)(((unsigned){offset}) % {frag.ldm}))"
     address = f"U_ptr + {offset} + {frag.n - 1} * {column}"
     return (f"*({frag.word}*){load['frag']}.x = "
-            f"*(const {frag.word}*)({address} + ((int)threadIdx.x) * {frag.k * frag.n // 32});")
+            f"*(const {frag.word}*)({address} + ((int)threadIdx.x) * {frag.lane_bytes});")
 
 
 @_named
@@ -102,7 +107,6 @@ def fragment_ordered_loads(kernel: Kernel, launch: Launch) -> Kernel:
 
 
 def _rewriting_kernel(frag: BFragment, rows: int) -> Kernel:
-    per_lane = frag.k * frag.n // 32
     count = rows // frag.n * (frag.ldm // frag.k)
     fragment_type = (f"nvcuda::wmma::fragment<nvcuda::wmma::matrix_b, {frag.m}, {frag.n}, "
                      f"{frag.k}, {frag.ctype}, nvcuda::wmma::col_major>")
@@ -116,7 +120,7 @@ def _rewriting_kernel(frag: BFragment, rows: int) -> Kernel:
     {fragment_type} b;
     nvcuda::wmma::load_matrix_sync(b, (&({U_KC}[((row * {frag.ldm}) + col)])), {frag.ldm});
     *({frag.word}*)(U_ptr + (row * {frag.ldm}) + (col * {frag.n}) + (((int)threadIdx.x) * \
-{per_lane})) = *({frag.word}*)b.x;
+{frag.lane_bytes})) = *({frag.word}*)b.x;
   }}
 """
     pointer = f"{frag.ctype}* __restrict__"
