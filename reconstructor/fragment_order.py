@@ -93,12 +93,8 @@ def _ordered_load(load: regex.Match, frag: BFragment) -> str:
             f"*(const {frag.word}*)({address} + ((int)threadIdx.x) * {frag.lane_bytes});")
 
 
-@_named
-def fragment_ordered_loads(kernel: Kernel, launch: Launch) -> Kernel:
+def _ordered_loads(kernel: Kernel, launch: Launch, frag: BFragment) -> Kernel:
     """kernel with each B-fragment load from U one word per lane of U in fragment order."""
-    frag = _fragment(kernel)
-    if frag is None:
-        raise ReconstructError(f"{kernel.name} loads no 8-bit B fragments from {U}")
     if launch.block[0] != 32:
         raise ReconstructError(f"{kernel.name}: threadIdx.x must be the lane (block x 32, "
                                f"not {launch.block[0]})")
@@ -106,8 +102,7 @@ def fragment_ordered_loads(kernel: Kernel, launch: Launch) -> Kernel:
     return Kernel(kernel.name, kernel.launch_bounds, kernel.params, body)
 
 
-def _rewriting_kernel(frag: BFragment, rows: int) -> Kernel:
-    count = rows // frag.n * (frag.ldm // frag.k)
+def _rewriting_kernel(frag: BFragment, count: int) -> Kernel:
     fragment_type = (f"nvcuda::wmma::fragment<nvcuda::wmma::matrix_b, {frag.m}, {frag.n}, "
                      f"{frag.k}, {frag.ctype}, nvcuda::wmma::col_major>")
     body = f"""\
@@ -130,27 +125,27 @@ def _rewriting_kernel(frag: BFragment, rows: int) -> Kernel:
 Pair = tuple[Kernel, Launch]
 
 
+@_named
 def fragment_order_u(forward: Pair, ktrans: list[Pair], rows: int) -> tuple[Pair, list[Pair]]:
     """The forward kernel loading U in fragment order, and the weight kernels: KTrans writing
     U_kc instead of U, then the kernel that rewrites U_kc's rows (taps x K of them) into U."""
     forward_kernel, forward_launch = forward
     frag = _fragment(forward_kernel)
     if frag is None:
-        raise ReconstructError(f"fragment_order_u: {forward_kernel.name} loads no 8-bit B "
-                               "fragments from U")
+        raise ReconstructError(f"{forward_kernel.name} loads no 8-bit B fragments from {U}")
     if rows % frag.n or frag.ldm % frag.k:
-        raise ReconstructError(f"fragment_order_u: U's {rows} x {frag.ldm} rows do not tile "
-                               f"into {frag.n} x {frag.k} fragments")
+        raise ReconstructError(f"U's {rows} x {frag.ldm} rows do not tile into {frag.n} x "
+                               f"{frag.k} fragments")
     writers = [k for k, _ in ktrans if U in k.param_names()]
     if len(writers) != 1:
-        raise ReconstructError(f"fragment_order_u: {len(writers)} KTrans kernels take {U}")
+        raise ReconstructError(f"{len(writers)} KTrans kernels take {U}")
     weight = [_writing_u_kc(k, launch) if k is writers[0] else (k, launch)
               for k, launch in ktrans]
     count = rows // frag.n * (frag.ldm // frag.k)
-    weight.append((_rewriting_kernel(frag, rows),
+    weight.append((_rewriting_kernel(frag, count),
                    Launch(KERNEL, ("U", "U_kc"), (-(-count // _WARPS), 1, 1), (32, _WARPS, 1),
                           0)))
-    return (fragment_ordered_loads(forward_kernel, forward_launch), forward_launch), weight
+    return (_ordered_loads(forward_kernel, forward_launch, frag), forward_launch), weight
 
 
 def _writing_u_kc(kernel: Kernel, launch: Launch) -> Pair:

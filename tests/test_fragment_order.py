@@ -13,7 +13,6 @@ from reconstructor.errors import ReconstructError
 from reconstructor.fragment_order import (
     KERNEL,
     fragment_order_u,
-    fragment_ordered_loads,
     orders_u,
 )
 from reconstructor.launch import Launch
@@ -113,7 +112,7 @@ def test_only_8_bit_fragments_from_u():
 def test_needs_the_lane_in_thread_x():
     wide = Launch("bgemm", ("U",), (1, 1, 1), (64, 2, 1), 0)
     with pytest.raises(ReconstructError, match="threadIdx.x must be the lane"):
-        fragment_ordered_loads(_forward(16, 16, 16), wide)
+        fragment_order_u((_forward(16, 16, 16), wide), [(_ktrans(), _KT_LAUNCH)], ROWS)
 
 
 def test_rows_must_tile_into_fragments():

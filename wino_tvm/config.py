@@ -285,12 +285,16 @@ class KernelConfig:
                               for row in (wide, narrow))
         return wide if wide_sm == narrow_sm else narrow
 
+    def ot_warp_rows(self) -> int:
+        """Tile rows of M one OTrans warp reads at once: 32 lanes over tb_n / ot_channels."""
+        return WARP_SIZE // (self.tb_n // self.ot_channels)
+
     def ot_row_step(self, wl: Conv2dWorkload) -> int:
         """Tile rows between the M rows one OTrans warp reads at once: 1 (warp w takes adjacent
         rows) or alpha (rows w, w + alpha, ...), whichever hits fewer banks twice (fp16 M, 16
         lanes per 80-byte row: adjacent rows conflict 2-way, rows alpha = 4 apart are disjoint)."""
         lanes_per_row = self.tb_n // self.ot_channels
-        rows = WARP_SIZE // lanes_per_row
+        rows = self.ot_warp_rows()
         if rows <= 1 or self.tb_m % (rows * wl.alpha):
             return 1
         access = self.ot_channels * ACCUMULATOR_BYTES[wl.accum]

@@ -62,11 +62,10 @@ def schedule_otrans(sch: s_tir.Schedule, wl: Conv2dWorkload, cfg: KernelConfig) 
         blocks.append((taps, True))
     # Channels fastest across lanes: M reads from shared and y writes both coalesce.
     if cfg.ot_row_step(wl) != 1:
-        # A warp reads `rows` tile rows at once; rows alpha apart fall on disjoint banks where
-        # adjacent ones conflict (config.KernelConfig.ot_row_step). H100: 1.035-1.045x for the
-        # fp16-accumulator 32/32 ks2 kernels, 1.02-1.07x for int8 16/16 (ot_rows_ab/).
-        rows = WARP_SIZE * cfg.ot_channels // cfg.tb_n
-        _, row, warp = sch.split(t_i, [None, rows, wl.alpha])
+        # A warp reads ot_warp_rows() tile rows at once; rows alpha apart fall on disjoint banks
+        # where adjacent ones conflict (config.KernelConfig.ot_row_step). H100: 1.035-1.045x for
+        # the fp16-accumulator 32/32 ks2 kernels, 1.02-1.07x for int8 16/16 (ot_rows_ab/).
+        _, row, warp = sch.split(t_i, [None, cfg.ot_warp_rows(), wl.alpha])
         sch.reorder(warp, row)
         lane = sch.fuse(row, k_i)
     else:
