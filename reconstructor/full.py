@@ -210,6 +210,28 @@ def _drop_zero_rows(tail: str, view: str, row_stride: int, kept: set[int]) -> st
     return dropped
 
 
+def _round_stores(stored: str, loop, frag_array: str, rounds: int, r: int) -> str:
+    """The accumulator store loop nest for M round r of rounds: the channel loop (loop) over its
+    r-th 1/rounds, counting from 0 in the round's slice, the fragments it stores shifted."""
+    part = loop.extent // rounds
+    var = loop.var
+    header = regex.compile(rf"for \(int {var} = 0; {var} < {loop.extent}; \+\+{var}\)")
+    if len(header.findall(stored)) != 1:
+        raise ReconstructError(f"the accumulator store's channel loop {loop.var} is not one loop")
+    text = header.sub(f"for (int {loop.var} = 0; {loop.var} < {part}; ++{loop.var})", stored)
+    fragment = regex.compile(BALANCED + rf"(?<![\w.]){regex.escape(frag_array)}(?P<i>(?&brk))")
+    return fragment.sub(lambda m: frag_array + _sub_var(m["i"], loop.var,
+                                                        f"({loop.var} + {r * part})"), text)
+
+
+def _round_block(tail: str, rounds: int, r: int) -> str:
+    """OTrans's text for M round r: its channel block blockIdx.y is the BGEMM block's r-th."""
+    block = "((int)blockIdx.y)"
+    if tail.count("blockIdx.y") != tail.count(block):
+        raise ReconstructError(f"OTrans reads blockIdx.y other than as {block}")
+    return tail.replace(block, f"(({block} * {rounds}) + {r})")
+
+
 def _adapt(ot: _Otrans, text: str, buffer: str, taken: set[str]) -> str:
     """OTrans text inside the fused kernel: locals prefixed, its shared M rebased onto buffer."""
     names = _declared(ot.arrays + ot.compute)
@@ -249,13 +271,18 @@ def fold_otrans_sums(full: Kernel) -> Kernel:
 def fuse_full(itrans: Kernel, bgemm: Kernel, otrans: Kernel, itrans_launch: Launch,
               bgemm_launch: Launch, otrans_launch: Launch,
               rows_in_registers: bool = False) -> tuple[Kernel, Launch]:
-    """ITrans+BGEMM as in PKF-Shmem, then accumulators -> shared M -> OTrans -> y.
+    """ITrans+BGEMM as in PKF-Shmem, then accumulators -> shared M -> OTrans -> y, in as many
+    rounds as OTrans has channel blocks per BGEMM block (each its share of the channels).
     rows_in_registers: apply A^T over the tap rows to the accumulators (output_rows) and stage
     m rows instead of alpha; only for OTrans without per-tap dequantisation (not int8)."""
-    if otrans_launch.grid != bgemm_launch.grid or otrans_launch.block != bgemm_launch.block:
+    (ox, oy, oz), (bx, by, bz) = otrans_launch.grid, bgemm_launch.grid
+    rounds = oy // by
+    if ((ox, oz) != (bx, bz) or oy != rounds * by
+            or otrans_launch.block != bgemm_launch.block):
         raise ReconstructError(
             f"OTrans launches {otrans_launch.grid}x{otrans_launch.block}, the BGEMM "
-            f"{bgemm_launch.grid}x{bgemm_launch.block}: the blocks must own the same tiles"
+            f"{bgemm_launch.grid}x{bgemm_launch.block}: the blocks must own the same tiles "
+            "and a whole number of OTrans channel blocks"
         )
     fused, launch = fuse_shmem(itrans, bgemm, itrans_launch, bgemm_launch)
     body = fused.body
@@ -300,14 +327,26 @@ def fuse_full(itrans: Kernel, bgemm: Kernel, otrans: Kernel, itrans_launch: Laun
         tail = _drop_zero_rows(tail, base, ot.strides[0], {row for row, _ in rows})
     else:
         stored = body[outer.start:store.start()] + new_store + body[store.end():outer.end]
+    tail = reindent(tail, epilogue_indent, indent)
+    staged = [(stored, tail)]
+    if rounds > 1:
+        channel = [loop for loop in loops if coef[loop.var]
+                   and _radix(coef[loop.var], (*global_strides, 1))[:3] == [0, 0, 0]]
+        if len(channel) != 1 or channel[0].extent % rounds:
+            raise ReconstructError(f"no accumulator store loop over channels splits into "
+                                   f"{rounds} M rounds")
+        frag_array = store["frag"].split("[")[0]
+        staged = [(_round_stores(stored, channel[0], frag_array, rounds, r),
+                   _round_block(tail, rounds, r)) for r in range(rounds)]
+    rounds_text = f"\n{indent}{SYNCTHREADS}\n".join(
+        f"{stores}\n{indent}{SYNCTHREADS}\n{tail_r}" for stores, tail_r in staged)
     body = (
         body[:outer.start]
         + f"{indent}// {FULL_MARK} the M slice reuses the V/U staging memory once every warp\n"
-        + f"{indent}// is done with it; then OTrans reads all alpha^2 taps of each (tile, k).\n"
+        + f"{indent}// is done with it; then OTrans reads all alpha^2 taps of each (tile, k)"
+        + (f",\n{indent}// in {rounds} rounds of its channels.\n" if rounds > 1 else ".\n")
         + f"{indent}{SYNCTHREADS}\n"
-        + stored
-        + f"\n{indent}{SYNCTHREADS}\n"
-        + reindent(tail, epilogue_indent, indent)
+        + rounds_text
         + body[outer.end:]
     )
     decl = _one(list(_SHARED_DECL.finditer(body)), "shared buffer in the fused kernel")

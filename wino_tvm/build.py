@@ -72,6 +72,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--ot-channels", type=int, default=1,
                    help="adjacent output channels per OTrans thread: 2 vectorises its M loads "
                         "and y stores (more registers; tuned)")
+    p.add_argument("--m-rounds", type=int, default=1,
+                   help="full fusion: stage and transform M in this many rounds of tb_n / "
+                        "m_rounds channels (a smaller M slice, more blocks per SM; tuned)")
     p.add_argument("--arch", default="sm_90", choices=sorted(ARCH_DEVICE),
                    help="CUDA architecture to generate and compile for")
     p.add_argument("--out", type=Path, default=Path("artifacts/build"), help="artifact folder")
@@ -133,7 +136,8 @@ def _config(args: argparse.Namespace) -> tuple[Conv2dWorkload, KernelConfig]:
         raise WinoError(f"--frag {args.frag!r} must look like 16x16x16") from None
     cfg = KernelConfig(args.tb_m, args.tb_n, args.tb_k, fm, fn, fk, args.fusion,
                        u_smem=not args.u_l2, persist=args.persist, groups=args.groups,
-                       ot_channels=args.ot_channels, k_split=args.k_split)
+                       ot_channels=args.ot_channels, k_split=args.k_split,
+                       m_rounds=args.m_rounds)
     cfg.validate(wl, KNOWN_DEVICES[ARCH_DEVICE[args.arch]])
     return wl, cfg
 

@@ -58,6 +58,8 @@ def shared_wavefronts(lane_offsets: list[int], access_bytes: int) -> int:
 
 
 OT_CHANNELS = (1, 2)
+# Rounds in which the full kernel stages and transforms its M slice (tb_n / rounds channels each).
+M_ROUNDS = (1, 2, 4)
 ASYNC_U_MIN_TB_M = 32
 FRAGMENT_ELEMENTS_PER_LANE = 8  # a 16x16 (or 32x8, 8x32) WMMA fragment over 32 lanes
 MAX_THREAD_REGISTERS = 255
@@ -120,6 +122,9 @@ class KernelConfig:
     # persistent kernel: warp groups per block sharing each tile block (its V), group z taking
     # channel block z of k_split adjacent ones, each with its own U and M slices
     k_split: int = 1
+    # full kernel: M staged and transformed in this many rounds of tb_n / m_rounds channels, so
+    # that the slice (int32/fp32: the block's largest buffer) takes 1 / m_rounds of the memory
+    m_rounds: int = 1
 
     @property
     def fragment(self) -> tuple[int, int, int]:
@@ -127,62 +132,51 @@ class KernelConfig:
 
     def name(self, wl: Conv2dWorkload) -> str:
         """Parseable name encoding the precision and every knob, e.g. fp16-fp32-m4-tbm16-..."""
-        return "-".join(
-            [
-                wl.dtype,
-                wl.accum,
-                f"m{wl.m}",
-                f"tbm{self.tb_m}",
-                f"tbn{self.tb_n}",
-                f"tbk{self.tb_k}",
-                f"frag{self.frag_m}x{self.frag_n}x{self.frag_k}",
-                self.fusion,
-                f"vec{self.vec}",
-                f"pad{self.pad}",
-                *([] if self.u_smem else ["ul2"]),
-                *(["pb"] if self.persist else []),
-                *([f"g{self.groups}"] if self.groups != 1 else []),
-                *([f"ks{self.k_split}"] if self.k_split != 1 else []),
-                *([f"oc{self.ot_channels}"] if self.ot_channels != 1 else []),
-            ]
-        )
+        return "-".join([wl.dtype, wl.accum, f"m{wl.m}", *self._tokens()])
+
+    def _tokens(self) -> list[str]:
+        """name() after the precision: the seven fixed knobs, then the optional ones."""
+        return [
+            f"tbm{self.tb_m}",
+            f"tbn{self.tb_n}",
+            f"tbk{self.tb_k}",
+            f"frag{self.frag_m}x{self.frag_n}x{self.frag_k}",
+            self.fusion,
+            f"vec{self.vec}",
+            f"pad{self.pad}",
+            *([] if self.u_smem else ["ul2"]),
+            *(["pb"] if self.persist else []),
+            *([f"g{self.groups}"] if self.groups != 1 else []),
+            *([f"ks{self.k_split}"] if self.k_split != 1 else []),
+            *([f"oc{self.ot_channels}"] if self.ot_channels != 1 else []),
+            *([f"mr{self.m_rounds}"] if self.m_rounds != 1 else []),
+        ]
 
     @classmethod
     def parse(cls, name: str) -> tuple[dict, KernelConfig]:
         """Inverse of name(): ({'dtype', 'accum', 'm'}, config)."""
         parts = name.split("-")
-        # Optional tokens after the ten fixed ones, in name()'s order: ul2, or pb then
-        # g<groups> (groups > 1) or ks<k_split> (k_split > 1); then oc<channels> (channels > 1).
-        oc = parts.pop() if len(parts) > 10 and parts[-1].startswith("oc") else None
-        extras = parts[10:]
-        u_smem, persist = "ul2" not in extras, "pb" in extras
         try:
-            split = extras[1][:2] if extras[:1] == ["pb"] and extras[1:] else ""
-            groups = int(extras[1].removeprefix("g")) if split[:1] == "g" else 1
-            k_split = int(extras[1].removeprefix("ks")) if split == "ks" else 1
-            ot_channels = int(oc.removeprefix("oc")) if oc else 1
-            if (extras not in ([], ["ul2"], ["pb"], ["pb", f"g{groups}"], ["pb", f"ks{k_split}"])
-                    or extras[1:] in (["g1"], ["ks1"]) or oc == "oc1"):
-                raise ValueError(name)
             dtype, accum, m, tbm, tbn, tbk, frag, fusion, vec, pad = parts[:10]
             fm, fn, fk = (int(v) for v in frag.removeprefix("frag").split("x"))
-            cfg = cls(
-                int(tbm.removeprefix("tbm")),
-                int(tbn.removeprefix("tbn")),
-                int(tbk.removeprefix("tbk")),
-                fm,
-                fn,
-                fk,
-                fusion,
-                int(vec.removeprefix("vec")),
-                int(pad.removeprefix("pad")),
-                u_smem,
-                persist,
-                groups,
-                ot_channels,
-                k_split,
-            )
-        except ValueError:
+            # Optional tokens after the ten fixed ones: ul2, pb, then g<N>, ks<N>, oc<N>, mr<N>
+            # (a number other than 1); name() must give back the same text (order, no "g1").
+            knobs: dict = {"u_smem": True, "persist": False}
+            counted = {"g": "groups", "ks": "k_split", "oc": "ot_channels", "mr": "m_rounds"}
+            for token in parts[10:]:
+                if token == "ul2":
+                    knobs["u_smem"] = False
+                elif token == "pb":
+                    knobs["persist"] = True
+                else:
+                    prefix = token.rstrip("0123456789")
+                    knobs[counted[prefix]] = int(token.removeprefix(prefix))
+            cfg = cls(int(tbm.removeprefix("tbm")), int(tbn.removeprefix("tbn")),
+                      int(tbk.removeprefix("tbk")), fm, fn, fk, fusion,
+                      int(vec.removeprefix("vec")), int(pad.removeprefix("pad")), **knobs)
+            if cfg._tokens() != parts[3:]:
+                raise ValueError(name)
+        except (ValueError, KeyError):
             raise WinoError(f"{name!r} is not a wino-tvm config name") from None
         return {"dtype": dtype, "accum": accum, "m": int(m.removeprefix("m"))}, cfg
 
@@ -272,11 +266,11 @@ class KernelConfig:
         return wl.alpha * wl.alpha * self.tb_m * row_elems * ACCUMULATOR_BYTES[wl.accum]
 
     def m_row_elems(self, wl: Conv2dWorkload) -> int:
-        """Row length of the staged M slice: tb_n plus M_ROW_PAD in the full kernel where that
+        """Row length of the staged M slice: m_channels plus M_ROW_PAD in the full kernel where that
         fits in the staging memory it reuses (V alone when persistent, as U stays) or, not
         persistent, leaves the blocks per SM and the carveout as they are; else plus the V/U
         row pad."""
-        wide, narrow = self.tb_n + M_ROW_PAD, self._narrow_m_row(wl)
+        wide, narrow = self.m_channels + M_ROW_PAD, self._narrow_m_row(wl)
         if self.fusion != "full":
             return narrow
         if self.persist:
@@ -285,15 +279,20 @@ class KernelConfig:
                               for row in (wide, narrow))
         return wide if wide_sm == narrow_sm else narrow
 
+    @property
+    def m_channels(self) -> int:
+        """Output channels of one round of the full kernel's M staging and OTrans."""
+        return self.tb_n // self.m_rounds
+
     def ot_warp_rows(self) -> int:
-        """Tile rows of M one OTrans warp reads at once: 32 lanes over tb_n / ot_channels."""
-        return WARP_SIZE // (self.tb_n // self.ot_channels)
+        """Tile rows of M one OTrans warp reads at once: 32 lanes over m_channels / ot_channels."""
+        return WARP_SIZE // (self.m_channels // self.ot_channels)
 
     def ot_row_step(self, wl: Conv2dWorkload) -> int:
         """Tile rows between the M rows one OTrans warp reads at once: 1 (warp w takes adjacent
         rows) or alpha (rows w, w + alpha, ...), whichever hits fewer banks twice (fp16 M, 16
         lanes per 80-byte row: adjacent rows conflict 2-way, rows alpha = 4 apart are disjoint)."""
-        lanes_per_row = self.tb_n // self.ot_channels
+        lanes_per_row = self.m_channels // self.ot_channels
         rows = self.ot_warp_rows()
         if rows <= 1 or self.tb_m % (rows * wl.alpha):
             return 1
@@ -307,7 +306,7 @@ class KernelConfig:
         return wl.alpha if wavefronts(wl.alpha) < wavefronts(1) else 1
 
     def _narrow_m_row(self, wl: Conv2dWorkload) -> int:
-        return self.tb_n + self.pad // ACCUMULATOR_BYTES[wl.accum]
+        return self.m_channels + self.pad // ACCUMULATOR_BYTES[wl.accum]
 
     def blocks(self, wl: Conv2dWorkload) -> int:
         return wl.ntiles_padded(self.tb_m) // self.tb_m * (wl.k // (self.tb_n * self.k_split))
@@ -361,6 +360,15 @@ class KernelConfig:
         if self.ot_channels not in OT_CHANNELS:
             out.append(f"ot_channels={self.ot_channels}: an OTrans thread takes "
                        f"{' or '.join(map(str, OT_CHANNELS))} adjacent channels")
+        if self.m_rounds != 1 and not (
+                self.fusion == "full" and self.m_rounds in M_ROUNDS
+                and self.m_channels % self.frag_n == 0
+                and self.m_channels % self.ot_channels == 0):
+            out.append(
+                f"m_rounds={self.m_rounds}: M staged in rounds is 1, or {M_ROUNDS[1:]} with "
+                f"fusion full and tb_n / m_rounds ({self.tb_n} / {self.m_rounds}) a multiple of "
+                f"the fragment's {self.frag_n} and of ot_channels: drop it or change the tiles"
+            )
         if device is not None and self.smem_bytes(wl) > device.smem_per_block:
             out.append(
                 f"shared memory {self.smem_bytes(wl)} B exceeds {device.name}'s "

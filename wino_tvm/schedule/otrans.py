@@ -1,8 +1,9 @@
 """OTrans on CUDA with the BGEMM's block shape, so the reconstructor can fuse BGEMM+OTrans.
 
-Blocks over (ntiles/TB_M, K/TB_N) with alpha warps. Warp w stages M[:, w] of the block's
-TB_M x TB_N (tile, channel) slice in shared memory (the layout the BGEMM's accumulators would be
-stored in), then each thread turns the alpha x alpha taps of one tile and cfg.ot_channels adjacent
+Blocks over (ntiles/TB_M, K/(TB_N/m_rounds)) with alpha warps (the full kernel runs m_rounds of
+them in turn per BGEMM block). Warp w stages M[:, w] of the block's TB_M x TB_N/m_rounds (tile,
+channel) slice in shared memory (the layout the BGEMM's accumulators would be stored in), then
+each thread turns the alpha x alpha taps of one tile and cfg.ot_channels adjacent
 channels into their m x m outputs in registers and writes them NHWC.
 """
 
@@ -32,7 +33,7 @@ def schedule_otrans(sch: s_tir.Schedule, wl: Conv2dWorkload, cfg: KernelConfig) 
     else:  # each image's tiles padded to whole blocks
         r_o, t_i = sch.split(sch.fuse(ti, tj), [None, cfg.tb_m])
         t_o = sch.fuse(b, r_o)
-    k_o, k_i = sch.split(k, [None, cfg.tb_n])
+    k_o, k_i = sch.split(k, [None, cfg.m_channels])
     # With ot_channels > 1 a thread's channels are innermost (pair), so that its M loads from
     # shared memory and its y stores vectorise: half the loads and stores, a few more registers
     # (H100 A/B: bench/results/h100/ot_pairs_ab/; tuned, as it can cost a block per SM).
