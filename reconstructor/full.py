@@ -211,13 +211,14 @@ def _drop_zero_rows(tail: str, view: str, row_stride: int, kept: set[int]) -> st
 
 
 def _round_stores(stored: str, loop, frag_array: str, rounds: int, r: int) -> str:
-    """The accumulator store loop nest for M round r of rounds: the channel loop (loop) over its
-    r-th 1/rounds, counting from 0 in the round's slice, the fragments it stores shifted."""
+    """The accumulator store loop nest for M round r of rounds: the channel loop (loop; one copy
+    per output row with A^T in registers) over its r-th 1/rounds, counting from 0 in the round's
+    slice, the fragments it stores shifted."""
     part = loop.extent // rounds
     var = loop.var
     header = regex.compile(rf"for \(int {var} = 0; {var} < {loop.extent}; \+\+{var}\)")
-    if len(header.findall(stored)) != 1:
-        raise ReconstructError(f"the accumulator store's channel loop {loop.var} is not one loop")
+    if not header.search(stored):
+        raise ReconstructError(f"the accumulator store's channel loop {loop.var} is gone")
     text = header.sub(f"for (int {loop.var} = 0; {loop.var} < {part}; ++{loop.var})", stored)
     fragment = regex.compile(BALANCED + rf"(?<![\w.]){regex.escape(frag_array)}(?P<i>(?&brk))")
     return fragment.sub(lambda m: frag_array + _sub_var(m["i"], loop.var,

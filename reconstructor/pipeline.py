@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import regex
 
@@ -85,7 +85,8 @@ class Reconstructed:
 def reconstruct(source: str, launches: Sequence[Mapping], fusion: str,
                 specialise: bool | None = None, persist: bool = False,
                 async_u: bool = True, groups: int = 1, k_split: int = 1,
-                input_pipeline: bool = False, u_rows: int = 0) -> Reconstructed:
+                input_pipeline: bool = False, u_rows: int = 0,
+                min_blocks: int = 0) -> Reconstructed:
     """Split, identify, strip the BGEMM's barriers (unless fusion is none), fuse, and give each
     warp its own ITrans code (reconstructor.specialise): specialise None (default) where that
     pays (alpha <= SPECIALISE_MAX_ALPHA), True always, False never. persist: the full kernel
@@ -95,13 +96,18 @@ def reconstruct(source: str, launches: Sequence[Mapping], fusion: str,
     loads before the MMA (reconstructor.input_pipeline); otherwise, with async_u, it stages U
     with cp.async ahead of ITrans (reconstructor.async_copy). u_rows (taps x K, 0: unknown):
     a kernel loading 8-bit B fragments straight from U reads U in fragment order, written by
-    one more weight kernel (reconstructor.fragment_order), unless fusion is none."""
+    one more weight kernel (reconstructor.fragment_order), unless fusion is none. min_blocks
+    (full fusion, 0: none): the blocks per SM the full kernel's __launch_bounds__ asks ptxas
+    to fit in registers."""
     if fusion not in FUSIONS:
         raise ReconstructError(f"reconstruct: unknown fusion {fusion!r}; choose from {FUSIONS}")
     if persist and fusion != "full":
         raise ReconstructError(f"reconstruct: persistent blocks need fusion full, not {fusion!r}")
     if groups != 1 and not persist:
         raise ReconstructError(f"reconstruct: {groups} warp groups need persistent blocks")
+    if min_blocks and fusion != "full":
+        raise ReconstructError(f"reconstruct: blocks per SM for ptxas apply to the full kernel, "
+                               f"not fusion {fusion!r}")
     if k_split != 1 and not persist:
         raise ReconstructError(f"reconstruct: a channel split over {k_split} warp groups needs "
                                "persistent blocks")
@@ -174,6 +180,8 @@ def reconstruct(source: str, launches: Sequence[Mapping], fusion: str,
         # H100, same-run A/B (bench/results/h100/u_order_ab/): int8 ul2 kernels 1.01-1.65x,
         # median 1.25x (960^2 16/64/64 308.7 -> 242.3 us), errors bit-equal.
         forward[ordering[0]], weight = fragment_order_u(forward[ordering[0]], weight, u_rows)
+    if min_blocks:
+        forward[0] = (replace(forward[0][0], min_blocks=min_blocks), forward[0][1])
     kernels = tuple(k for k, _ in (*weight, *forward))
     return Reconstructed(
         render_source(CudaSource(cuda.preamble, kernels)),

@@ -11,7 +11,7 @@ from .errors import ReconstructError
 # TVM prints every kernel as one header line at column 0, once as a forward declaration (`;`)
 # and once as the definition (` {`); the body ends at the first `}` at column 0.
 _HEADER = regex.compile(
-    r'^extern "C" __global__ void __launch_bounds__\((?P<bounds>\d+)\) '
+    r'^extern "C" __global__ void __launch_bounds__\((?P<bounds>\d+)(?:, (?P<min_blocks>\d+))?\) '
     r"(?P<name>\w+)\((?P<params>[^()]*)\)(?P<end>;| \{)$",
     regex.M,
 )
@@ -36,6 +36,7 @@ class Kernel:
     launch_bounds: int
     params: tuple[Param, ...]
     body: str
+    min_blocks: int = 0  # __launch_bounds__'s second argument (0: not given)
 
     def param_names(self) -> tuple[str, ...]:
         return tuple(p.name for p in self.params)
@@ -106,7 +107,8 @@ def kernel_spans(src: str) -> tuple[str, list[KernelSpan]]:
         body = src[body_start:close.start()]
         if body.count("{") != body.count("}"):
             raise ReconstructError(f"split_kernels: unbalanced braces in the body of {m['name']}")
-        kernel = Kernel(m["name"], int(m["bounds"]), _params(m["params"], m["name"]), body)
+        kernel = Kernel(m["name"], int(m["bounds"]), _params(m["params"], m["name"]), body,
+                        int(m["min_blocks"] or 0))
         spans.append(KernelSpan(kernel, body_start, close.start()))
         pos = close.end()
     if src[pos:].strip():
@@ -127,7 +129,8 @@ def split_kernels(src: str) -> CudaSource:
 def render_kernel(kernel: Kernel) -> str:
     """The kernel's definition as TVM prints it."""
     params = ", ".join(f"{p.ctype} {p.name}" for p in kernel.params)
-    return (f'extern "C" __global__ void __launch_bounds__({kernel.launch_bounds}) '
+    bounds = f"{kernel.launch_bounds}" + (f", {kernel.min_blocks}" if kernel.min_blocks else "")
+    return (f'extern "C" __global__ void __launch_bounds__({bounds}) '
             f"{kernel.name}({params}) {{\n{kernel.body}}}\n")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 import shutil
 import subprocess
@@ -12,9 +13,11 @@ import pytest
 
 from reconstructor.barriers import barrier_sites
 from reconstructor.cblocks import find_loops
+from reconstructor.cexpr import compile_int_expr
 from reconstructor.full import FULL_MARK
 from reconstructor.input_pipeline import PIPELINE_MARK
 from reconstructor.pipeline import FUSIONS, reconstruct
+from reconstructor.source import split_kernels
 from reconstructor.whole_tiles import WHOLE_TILES_MARK
 from wino_tvm.codegen import generate
 from wino_tvm.config import KernelConfig
@@ -43,6 +46,16 @@ PERSIST_CASES += [("fp16", 2, EPILOGUE, 2), ("int8", 4, (), 3)]
 # three K blocks in one block, both dtypes (m=2: whole input tiles).
 SPLIT_CASES = [("fp16", EPILOGUE), ("int8", ())]
 K_SPLIT = 3
+# M staged in rounds (KernelConfig.m_rounds), K=64 and C=32: (dtype, m, knobs, epilogue). int8
+# with U from L2 (fragment order), two channel chunks and ptxas told 3 blocks per SM; int8 m=4
+# (alpha 6); fp16 with A^T in registers, the epilogue and 4 rounds; a persistent fp16 kernel.
+ROUNDS_SHAPE = (2, 11, 13, 32, 64)
+ROUNDS_CASES = [
+    ("int8", 2, dict(tb_n=64, tb_k=16, u_smem=False, m_rounds=2, min_blocks=3), ()),
+    ("int8", 4, dict(tb_n=32, tb_k=32, m_rounds=2), ()),
+    ("fp16", 2, dict(tb_n=64, tb_k=32, ot_channels=2, m_rounds=4), EPILOGUE),
+    ("fp16", 2, dict(tb_n=32, tb_k=32, persist=True, m_rounds=2), ()),
+]
 # The epilogue and scaled-output variants take two channels per OTrans thread (vectorised M
 # loads and y stores), the others one.
 OT_CHANNELS_EPILOGUE = 2
@@ -89,6 +102,15 @@ def rebuilt():
         out[(dtype, 2, 16, "full", "pb", f"ks{K_SPLIT}", *(["ep"] if epilogue else []))] = (
             wl, cfg, reconstruct(proto.source, launches, "full", persist=True, k_split=K_SPLIT,
                                  input_pipeline=cfg.pipelines_input(wl)))
+    for i, (dtype, m, knobs, epilogue) in enumerate(ROUNDS_CASES):
+        wl = Conv2dWorkload(*ROUNDS_SHAPE, dtype=dtype, m=m, epilogue=epilogue)
+        cfg = KernelConfig(tb_m=16, fusion="full", **knobs)
+        cfg.validate(wl)
+        proto = generate(scheduled_module(wl, cfg))
+        out[("rounds", i)] = (wl, cfg, reconstruct(
+            proto.source, [asdict(k) for k in proto.launches], "full", persist=cfg.persist,
+            input_pipeline=cfg.pipelines_input(wl), u_rows=wl.alpha * wl.alpha * wl.k,
+            min_blocks=cfg.min_blocks))
     return out
 
 
@@ -102,8 +124,8 @@ def _stores_scalar_y(body: str) -> bool:
 
 
 def _body(source: str, kernel: str) -> str:
-    head = re.search(rf'^extern "C" __global__ void __launch_bounds__\(\d+\) {kernel}\(.*\{{$',
-                     source, re.M)
+    bounds = r"__launch_bounds__\(\d+(?:, \d+)?\)"
+    head = re.search(rf'^extern "C" __global__ void {bounds} {kernel}\(.*\{{$', source, re.M)
     return source[head.end(): source.index("\n}\n", head.end())]
 
 
@@ -203,6 +225,45 @@ def test_forward_kernels_scaled_output(rebuilt, m, y_dtype, fusion):
     _check_forward(wl, cfg, r, "int8", fusion)
 
 
+@pytest.mark.parametrize("case", range(len(ROUNDS_CASES)))
+def test_full_kernels_stage_m_in_rounds(rebuilt, case):
+    """Round r stores the accumulators of the r-th 1/R of the block's channels, each fragment
+    in exactly one round, and its OTrans works on channel block blockIdx.y R + r."""
+    wl, cfg, r = rebuilt[("rounds", case)]
+    (launch,) = r.forward_launches
+    body = _body(r.source, launch["name"])
+    rounds = cfg.m_rounds
+    staged = body.split(FULL_MARK)[1]
+    for k in range(rounds):
+        assert f"((((int)blockIdx.y) * {rounds}) + {k})" in staged
+    assert "blockIdx.y" not in staged.replace("(((int)blockIdx.y) * ", "")
+    # The text after the mark alternates stores and OTrans between block barriers.
+    parts = re.split(r"^\s*__syncthreads\(\);$", staged, flags=re.M)[1:]
+    stores = [parts[2 * k] for k in range(rounds)]
+    fragments = cfg.accumulator_fragments(wl)
+    stored = [_fragments_read(text) for text in stores]
+    assert all(len(s) == fragments // rounds for s in stored)
+    assert set().union(*stored) == set(range(fragments))
+    bounds = f"__launch_bounds__({launch['block'][0] * launch['block'][1]}"
+    assert (f"{bounds}, {cfg.min_blocks}) {launch['name']}" in r.source) == bool(cfg.min_blocks)
+    # The source parses back with them (artifact.py re-splits it to drop barriers).
+    full = next(k for k in split_kernels(r.source).kernels if k.name == launch["name"])
+    assert full.min_blocks == cfg.min_blocks
+    _check_forward(wl, cfg, r, wl.dtype, "full")
+
+
+def _fragments_read(text: str) -> set[int]:
+    """Accumulator fragment indices text reads, its loops run over their whole ranges."""
+    loops = find_loops(text)
+    found = set()
+    for match in re.finditer(r"M_wmma_accumulator_ptr\[([^\]]+)\]", text):
+        inside = [lp for lp in loops if lp.contains(match.start())]
+        index = compile_int_expr(match[1])
+        for values in itertools.product(*(range(lp.extent) for lp in inside)):
+            found.add(index(dict(zip((lp.var for lp in inside), values, strict=True))))
+    return found
+
+
 def _check_forward(wl, cfg, r, dtype, fusion):
     forward = [launch["name"] for launch in r.forward_launches]
     expected = {"none": 3, "syncfree": 3, "shmem": 2, "llc": 2, "full": 1}[fusion]
@@ -232,7 +293,7 @@ def _check_forward(wl, cfg, r, dtype, fusion):
         whole_barriers = (2 if chunked else 1) if whole else 0
         sites = [s.call for s in barrier_sites(r.source) if s.kernel == gemm]
         assert sites.count("__syncthreads") == (
-            1 if cfg.groups > 1 else 2 + cfg.persist + whole_barriers)
+            1 if cfg.groups > 1 else 2 * cfg.m_rounds + cfg.persist + whole_barriers)
         assert r.forward_launches[0]["shared_bytes"] == cfg.smem_bytes(wl)
     if fusion != "none":
         # The channel loop (or the body, with one chunk) up to the accumulator store: the

@@ -175,6 +175,36 @@ def test_config_name_round_trip_ot_channels():
         cfg.with_(ot_channels=4).validate(wl)
 
 
+def test_config_name_round_trip_m_rounds_and_min_blocks():
+    wl = Conv2dWorkload(1, 8, 8, 64, 64, dtype="int8", m=2)
+    cfg = KernelConfig(16, 64, 64, fusion="full", u_smem=False, ot_channels=2, m_rounds=2,
+                       min_blocks=4)
+    assert cfg.name(wl).endswith("-ul2-oc2-mr2-lb4") and KernelConfig.parse(cfg.name(wl))[1] == cfg
+    cfg.validate(wl, KNOWN_DEVICES["h100"])
+    # The rounds' M slice: 32 channels (+ the 16-byte pad in int32) per row instead of 64.
+    assert cfg.m_channels == 32 and cfg.m_row_elems(wl) in (36, 40)
+    assert cfg.smem_bytes(wl) == 16 * 16 * cfg.m_row_elems(wl) * 4
+    base = cfg.with_(m_rounds=1, min_blocks=0).name(wl)
+    assert base.endswith("-ul2-oc2")
+    for bad in ("-mr1", "-lb0", "-lb4-mr2", "-mr", "-xy2"):  # defaults, order, unknown tokens
+        with pytest.raises(WinoError, match="not a wino-tvm config name"):
+            KernelConfig.parse(base + bad)
+
+
+@pytest.mark.parametrize(("knobs", "reason"), [
+    ({"fusion": "shmem", "m_rounds": 2}, "m_rounds=2: M staged in rounds is 1"),
+    ({"fusion": "full", "m_rounds": 3}, "m_rounds=3"),
+    ({"fusion": "full", "tb_n": 16, "m_rounds": 2}, "tb_n / m_rounds (16 / 2)"),
+    ({"fusion": "shmem", "min_blocks": 4}, "min_blocks=4: blocks per SM for ptxas"),
+    ({"fusion": "full", "min_blocks": 1}, "min_blocks=1"),
+    ({"fusion": "full", "min_blocks": 17}, "at most 2048 threads per SM (128 per block)"),
+])
+def test_refused_rounds_and_min_blocks(knobs, reason):
+    wl = Conv2dWorkload(1, 8, 8, 64, 64, dtype="int8", m=2)
+    with pytest.raises(WinoError, match=re.escape(reason)):
+        KernelConfig(**{"tb_n": 64, "tb_k": 64, **knobs}).validate(wl)
+
+
 def test_unknown_arch_refused():
     wl = Conv2dWorkload(1, 8, 8, 32, 32, dtype="fp16", m=4)
     with pytest.raises(WinoError, match="arch 'sm_70' is not supported"):

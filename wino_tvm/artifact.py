@@ -93,7 +93,7 @@ def build_artifact(
     rebuilt = reconstruct(prototype.source, launches, cfg.fusion, persist=cfg.persist,
                           async_u=cfg.async_u, groups=cfg.groups, k_split=cfg.k_split,
                           input_pipeline=cfg.pipelines_input(wl),
-                          u_rows=wl.alpha * wl.alpha * wl.k)
+                          u_rows=wl.alpha * wl.alpha * wl.k, min_blocks=cfg.min_blocks)
     kernels = drop_barriers(rebuilt.source, list(dropped_barriers))
     log(f"[3/3] harness: write {out_dir}")
     weight = tuple(_launch(e) for e in rebuilt.weight_launches)

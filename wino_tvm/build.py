@@ -75,6 +75,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--m-rounds", type=int, default=1,
                    help="full fusion: stage and transform M in this many rounds of tb_n / "
                         "m_rounds channels (a smaller M slice, more blocks per SM; tuned)")
+    p.add_argument("--min-blocks", type=int, default=0,
+                   help="full fusion: blocks per SM that __launch_bounds__ asks ptxas to fit "
+                        "in registers (0: none; may spill; tuned)")
     p.add_argument("--arch", default="sm_90", choices=sorted(ARCH_DEVICE),
                    help="CUDA architecture to generate and compile for")
     p.add_argument("--out", type=Path, default=Path("artifacts/build"), help="artifact folder")
@@ -137,7 +140,7 @@ def _config(args: argparse.Namespace) -> tuple[Conv2dWorkload, KernelConfig]:
     cfg = KernelConfig(args.tb_m, args.tb_n, args.tb_k, fm, fn, fk, args.fusion,
                        u_smem=not args.u_l2, persist=args.persist, groups=args.groups,
                        ot_channels=args.ot_channels, k_split=args.k_split,
-                       m_rounds=args.m_rounds)
+                       m_rounds=args.m_rounds, min_blocks=args.min_blocks)
     cfg.validate(wl, KNOWN_DEVICES[ARCH_DEVICE[args.arch]])
     return wl, cfg
 

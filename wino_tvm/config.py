@@ -64,6 +64,7 @@ ASYNC_U_MIN_TB_M = 32
 FRAGMENT_ELEMENTS_PER_LANE = 8  # a 16x16 (or 32x8, 8x32) WMMA fragment over 32 lanes
 MAX_THREAD_REGISTERS = 255
 REGISTER_FILE = 65536  # 32-bit registers a block may use, sm_70 .. sm_90
+MAX_SM_THREADS = 2048  # resident threads per SM, sm_80 .. sm_90
 # Bytes of one input load per ITrans thread (fp16: 8 channels, int8: 4) and pixels of an m=2
 # input tile: a whole-tile trip holds ITRANS_LOAD_BYTES x 16 bytes per thread.
 ITRANS_LOAD_BYTES = {"fp16": 16, "int8": 4}
@@ -125,6 +126,8 @@ class KernelConfig:
     # full kernel: M staged and transformed in this many rounds of tb_n / m_rounds channels, so
     # that the slice (int32/fp32: the block's largest buffer) takes 1 / m_rounds of the memory
     m_rounds: int = 1
+    # full kernel: blocks per SM its __launch_bounds__ asks ptxas to fit in registers (0: none)
+    min_blocks: int = 0
 
     @property
     def fragment(self) -> tuple[int, int, int]:
@@ -150,6 +153,7 @@ class KernelConfig:
             *([f"ks{self.k_split}"] if self.k_split != 1 else []),
             *([f"oc{self.ot_channels}"] if self.ot_channels != 1 else []),
             *([f"mr{self.m_rounds}"] if self.m_rounds != 1 else []),
+            *([f"lb{self.min_blocks}"] if self.min_blocks else []),
         ]
 
     @classmethod
@@ -159,10 +163,11 @@ class KernelConfig:
         try:
             dtype, accum, m, tbm, tbn, tbk, frag, fusion, vec, pad = parts[:10]
             fm, fn, fk = (int(v) for v in frag.removeprefix("frag").split("x"))
-            # Optional tokens after the ten fixed ones: ul2, pb, then g<N>, ks<N>, oc<N>, mr<N>
-            # (a number other than 1); name() must give back the same text (order, no "g1").
+            # Optional tokens after the ten fixed ones: ul2, pb, then g<N>, ks<N>, oc<N>, mr<N>,
+            # lb<N> (numbers other than the defaults); name() must give back the same text.
             knobs: dict = {"u_smem": True, "persist": False}
-            counted = {"g": "groups", "ks": "k_split", "oc": "ot_channels", "mr": "m_rounds"}
+            counted = {"g": "groups", "ks": "k_split", "oc": "ot_channels", "mr": "m_rounds",
+                       "lb": "min_blocks"}
             for token in parts[10:]:
                 if token == "ul2":
                     knobs["u_smem"] = False
@@ -369,6 +374,11 @@ class KernelConfig:
                 f"fusion full and tb_n / m_rounds ({self.tb_n} / {self.m_rounds}) a multiple of "
                 f"the fragment's {self.frag_n} and of ot_channels: drop it or change the tiles"
             )
+        if self.min_blocks and not (self.fusion == "full" and 2 <= self.min_blocks
+                                    and self.threads(wl) * self.min_blocks <= MAX_SM_THREADS):
+            out.append(f"min_blocks={self.min_blocks}: blocks per SM for ptxas are 0 (none), or "
+                       f"2 and more with fusion full and at most {MAX_SM_THREADS} threads per "
+                       f"SM ({self.threads(wl)} per block): drop it or ask for fewer")
         if device is not None and self.smem_bytes(wl) > device.smem_per_block:
             out.append(
                 f"shared memory {self.smem_bytes(wl)} B exceeds {device.name}'s "

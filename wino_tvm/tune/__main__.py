@@ -77,6 +77,10 @@ def _add_space_args(p: argparse.ArgumentParser) -> None:
                       help="adjacent channels per OTrans thread (--ot-channels)")
     axes.add_argument("--k-split", type=_ints, default=Axes.k_split,
                       help="warp groups per persistent block sharing its tile blocks (--k-split)")
+    axes.add_argument("--m-rounds", type=_ints, default=Axes.m_rounds,
+                      help="rounds of the full kernel's M staging (--m-rounds)")
+    axes.add_argument("--min-blocks", type=_ints, default=Axes.min_blocks,
+                      help="blocks per SM for ptxas, 0: none (--min-blocks)")
     dev = p.add_argument_group("device limits (default: the GPU here)")
     dev.add_argument("--device", choices=sorted(KNOWN_DEVICES), help="use the known table")
     dev.add_argument("--sms", type=int, help="override: streaming multiprocessors")
@@ -142,7 +146,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def _axes(args: argparse.Namespace) -> Axes:
     return Axes(args.m, args.tb_m, args.tb_n, args.tb_k, args.frag, args.fusion, args.vec,
-                args.pad, args.u_smem, args.persist, args.groups, args.ot_channels, args.k_split)
+                args.pad, args.u_smem, args.persist, args.groups, args.ot_channels, args.k_split,
+                args.m_rounds, args.min_blocks)
 
 
 def _workloads(args: argparse.Namespace) -> list[Conv2dWorkload]:

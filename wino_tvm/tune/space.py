@@ -88,15 +88,22 @@ class Axes:
     # Warp groups of a persistent m=2 block sharing each tile block, one channel block each
     # (refused elsewhere, and beyond the shared memory).
     k_split: tuple[int, ...] = (1, 2, 4)
+    # Rounds of the full kernel's M staging (refused elsewhere): a 1 / m_rounds M slice. Four
+    # rounds were never faster than two on the H100 (bench/results/h100/m_rounds_ab/).
+    m_rounds: tuple[int, ...] = (1, 2)
+    # Blocks per SM the full kernel's __launch_bounds__ asks for (0: none): fewer registers,
+    # maybe spills. Off by default (the H100 A/Bs: bench/results/h100/m_rounds_ab/, min_blocks_ab/).
+    min_blocks: tuple[int, ...] = (0,)
 
     def configs(self) -> Iterator[KernelConfig]:
         for (tbm, tbn, tbk, frag, fusion, vec, pad, u_smem, persist, groups,
-             ot_channels, k_split) in itertools.product(
+             ot_channels, k_split, m_rounds, min_blocks) in itertools.product(
             self.tb_m, self.tb_n, self.tb_k, self.fragments, self.fusions, self.vec, self.pad,
             self.u_smem, self.persist, self.groups, self.ot_channels, self.k_split,
+            self.m_rounds, self.min_blocks,
         ):
             yield KernelConfig(tbm, tbn, tbk, *frag, fusion, vec, pad, u_smem, persist, groups,
-                               ot_channels, k_split)
+                               ot_channels, k_split, m_rounds, min_blocks)
 
 
 DEFAULT_AXES = Axes()
