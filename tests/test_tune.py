@@ -185,8 +185,9 @@ def test_accumulator_registers_cap() -> None:
 def test_config_space_keeps_only_what_every_rule_accepts() -> None:
     small = Axes(tb_m=(16, 32, 64), tb_n=(16, 32, 64), tb_k=(16, 64))
     space, refused = config_space(PAPER, H100, small)
-    # m, tb_m, tb_n, tb_k, frag, fusion, vec, pad, u_smem, persist, groups, ot_channels, k_split
-    total = 2 * 3 * 3 * 2 * 3 * len(FUSIONS) * 1 * 2 * 2 * 2 * 4 * 2 * 3
+    # m, tb_m, tb_n, tb_k, frag, fusion, vec, pad, u_smem, persist, groups, ot_channels, k_split,
+    # m_rounds (min_blocks: 0 only)
+    total = 2 * 3 * 3 * 2 * 3 * len(FUSIONS) * 1 * 2 * 2 * 2 * 4 * 2 * 3 * 2
     assert len(space) + sum(refused.values()) == total
     assert set(refused) <= {rule.__name__ for rule in RULES}
     for cand in space:
@@ -203,6 +204,9 @@ def test_config_space_keeps_only_what_every_rule_accepts() -> None:
     assert {c.cfg.k_split for c in space} == {1, 2, 4}
     assert all(c.cfg.persist and c.cfg.groups == 1 and c.wl.m == 2
                for c in space if c.cfg.k_split > 1)
+    assert {c.cfg.m_rounds for c in space} == {1, 2}
+    assert all(c.cfg.fusion == "full" for c in space if c.cfg.m_rounds > 1)
+    assert {c.cfg.min_blocks for c in space} == {0}
 
 
 def test_int8_space_has_m_2_and_4_only() -> None:
