@@ -337,8 +337,11 @@ def fuse_full(itrans: Kernel, bgemm: Kernel, otrans: Kernel, itrans_launch: Laun
             raise ReconstructError(f"no accumulator store loop over channels splits into "
                                    f"{rounds} M rounds")
         frag_array = store["frag"].split("[")[0]
+        # Each round's OTrans in its own scope: TVM declares locals outside its loop, or
+        # without one where a single trip covers the slice.
         staged = [(_round_stores(stored, channel[0], frag_array, rounds, r),
-                   _round_block(tail, rounds, r)) for r in range(rounds)]
+                   f"{indent}{{\n{reindent(_round_block(tail, rounds, r), indent, indent + '  ')}"
+                   f"{indent}}}\n") for r in range(rounds)]
     rounds_text = f"\n{indent}{SYNCTHREADS}\n".join(
         f"{stores}\n{indent}{SYNCTHREADS}\n{tail_r}" for stores, tail_r in staged)
     body = (

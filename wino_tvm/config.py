@@ -179,7 +179,10 @@ class KernelConfig:
             cfg = cls(int(tbm.removeprefix("tbm")), int(tbn.removeprefix("tbn")),
                       int(tbk.removeprefix("tbk")), fm, fn, fk, fusion,
                       int(vec.removeprefix("vec")), int(pad.removeprefix("pad")), **knobs)
-            if cfg._tokens() != parts[3:]:
+            # The grammar: g<N> or ks<N> (not both) only after pb, and pb not with ul2.
+            split = cfg.groups != 1 or cfg.k_split != 1
+            if (cfg._tokens() != parts[3:] or (split and not cfg.persist)
+                    or (cfg.groups != 1 and cfg.k_split != 1) or (cfg.persist and not cfg.u_smem)):
                 raise ValueError(name)
         except (ValueError, KeyError):
             raise WinoError(f"{name!r} is not a wino-tvm config name") from None
