@@ -88,6 +88,8 @@ for s in shapes:
     b = best(s, "int8", out="fp32")
     if b:
         int8_ratios.append(cudnn_int8[s] / b["median_us"])
+        print(f"  {s:14s} ours {b['median_us']:7.1f} us, cuDNN int8 {cudnn_int8[s]:6.1f} us = "
+              f"{cudnn_int8[s] / b['median_us']:.2f}x ({b['config']})")
         if s == "N1_H960_C64":
             print(f"  960²: f32 out {b['median_us']:.1f} us vs cuDNN {cudnn_int8[s]:.1f} us = "
                   f"{cudnn_int8[s] / b['median_us']:.2f}x")
