@@ -16,7 +16,7 @@ import regex
 
 from wino_tvm.winograd_math import transform_matrices_exact
 
-from .cblocks import enclosing_loops, find_loops, indent_of, line_span, reindent
+from .cblocks import Loop, enclosing_loops, find_loops, indent_of, line_span, reindent
 from .cexpr import compile_int_expr, identifiers
 from .errors import ReconstructError
 from .identify import BALANCED
@@ -210,7 +210,7 @@ def _drop_zero_rows(tail: str, view: str, row_stride: int, kept: set[int]) -> st
     return dropped
 
 
-def _round_stores(stored: str, loop, frag_array: str, rounds: int, r: int) -> str:
+def _round_stores(stored: str, loop: Loop, frag_array: str, rounds: int, r: int) -> str:
     """The accumulator store loop nest for M round r of rounds: the channel loop (loop; one copy
     per output row with A^T in registers) over its r-th 1/rounds, counting from 0 in the round's
     slice, the fragments it stores shifted."""
@@ -218,11 +218,11 @@ def _round_stores(stored: str, loop, frag_array: str, rounds: int, r: int) -> st
     var = loop.var
     header = regex.compile(rf"for \(int {var} = 0; {var} < {loop.extent}; \+\+{var}\)")
     if not header.search(stored):
-        raise ReconstructError(f"the accumulator store's channel loop {loop.var} is gone")
-    text = header.sub(f"for (int {loop.var} = 0; {loop.var} < {part}; ++{loop.var})", stored)
+        raise ReconstructError(f"the accumulator store's channel loop {var} is gone")
+    text = header.sub(f"for (int {var} = 0; {var} < {part}; ++{var})", stored)
     fragment = regex.compile(BALANCED + rf"(?<![\w.]){regex.escape(frag_array)}(?P<i>(?&brk))")
-    return fragment.sub(lambda m: frag_array + _sub_var(m["i"], loop.var,
-                                                        f"({loop.var} + {r * part})"), text)
+    return fragment.sub(lambda m: frag_array + _sub_var(m["i"], var, f"({var} + {r * part})"),
+                        text)
 
 
 def _round_block(tail: str, rounds: int, r: int) -> str:

@@ -3,8 +3,8 @@
 Blocks over (ntiles/TB_M, K/(TB_N/m_rounds)) with alpha warps (the full kernel runs m_rounds of
 them in turn per BGEMM block). Warp w stages M[:, w] of the block's TB_M x TB_N/m_rounds (tile,
 channel) slice in shared memory (the layout the BGEMM's accumulators would be stored in), then
-each thread turns the alpha x alpha taps of one tile and cfg.ot_channels adjacent
-channels into their m x m outputs in registers and writes them NHWC.
+each thread turns the alpha x alpha taps of one tile and cfg.ot_channels adjacent channels into
+their m x m outputs in registers and writes them NHWC.
 """
 
 from __future__ import annotations
