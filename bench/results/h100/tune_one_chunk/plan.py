@@ -2,18 +2,15 @@
 persistent fp16 configs (both accumulators) and the int8 tb_k = C configs (U from L2, with and
 without M in rounds, and the persistent ones) that the tuner's rules keep but no run measured;
 per C = 256 workload int8 16/64/256 with U from L2 (tb_k = 256 is outside the tuner's axes);
-plus every case's current pick, measured again in the same run.
+plus every case's pick before this sweep, measured again in the same run.
 
 python bench/results/h100/tune_one_chunk/plan.py .gpu/toc
 """
 
-import dataclasses
 import sys
 from pathlib import Path
 
 from wino_tvm.config import KNOWN_DEVICES, KernelConfig
-from wino_tvm.suites import TUNING_LOG
-from wino_tvm.tune.best import best_config
 from wino_tvm.tune.builder import build_plan
 from wino_tvm.tune.space import Axes, Candidate, config_space
 from wino_tvm.workload import Conv2dWorkload
@@ -27,6 +24,21 @@ PERSIST = Axes(m=(2,), tb_k=(128,), fusions=("full",), pad=(16,), persist=(True,
                m_rounds=(1,))
 INT8_UL2 = dict(tb_m=16, tb_n=64, fusion="full", u_smem=False)
 ROUNDS_BLOCKS = {128: ((1, 0), (2, 0), (2, 4)), 256: ((1, 0), (2, 0), (2, 3))}
+# Each case's pick in tuning_logs/h100.jsonl before this sweep (at 66ffb59).
+PICKS = {
+    ("N32_H28_W28_C128_K128", "fp16", "fp32"):
+        "fp16-fp32-m2-tbm32-tbn32-tbk32-frag16x16x16-full-vec16-pad16",
+    ("N32_H28_W28_C128_K128", "fp16", "fp16"):
+        "fp16-fp16-m2-tbm16-tbn64-tbk64-frag16x16x16-full-vec16-pad16",
+    ("N128_H28_W28_C128_K128", "fp16", "fp32"):
+        "fp16-fp32-m2-tbm32-tbn32-tbk32-frag16x16x16-full-vec16-pad16",
+    ("N128_H28_W28_C128_K128", "fp16", "fp16"):
+        "fp16-fp16-m2-tbm32-tbn64-tbk16-frag16x16x16-full-vec16-pad16-oc2",
+    **{(key, "int8", "int32"): "int8-int32-m2-tbm16-tbn64-tbk64-frag16x16x16-full-vec16-pad16-ul2"
+       for key in ("N32_H28_W28_C128_K128", "N128_H28_W28_C128_K128", "N128_H14_W14_C256_K256")},
+    ("N32_H14_W14_C256_K256", "int8", "int32"):
+        "int8-int32-m2-tbm16-tbn64-tbk64-frag16x16x16-full-vec16-pad16-ul2-oc2",
+}
 INT8_PERSIST = ("tbm16-tbn32-tbk128-frag16x16x16-full-vec16-pad16-pb",
                 "tbm16-tbn16-tbk128-frag16x16x16-full-vec16-pad16-pb-ks2",
                 "tbm16-tbn32-tbk128-frag16x16x16-full-vec16-pad16-pb-g2",
@@ -34,9 +46,7 @@ INT8_PERSIST = ("tbm16-tbn32-tbk128-frag16x16x16-full-vec16-pad16-pb",
 
 
 def current_pick(wl: Conv2dWorkload) -> Candidate:
-    cfg, record = best_config(TUNING_LOG, wl, "h100", fusion="full")
-    return Candidate(dataclasses.replace(wl, m=record["m"]),
-                     cfg)
+    return Candidate.from_config_name(wl.shape_dict(), PICKS[(wl.key, wl.dtype, wl.accum)])
 
 
 def candidates() -> list[Candidate]:
