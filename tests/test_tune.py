@@ -31,7 +31,7 @@ from wino_tvm.tune.device import Gpu, device_matches, known_device, resolve_limi
 from wino_tvm.tune.manifest import Entry, Manifest
 from wino_tvm.tune.measure import RunResult, Settings, measure_batch, outcome, run_once
 from wino_tvm.tune.records import Record, candidate_record, read_records
-from wino_tvm.tune.search import BASELINE, baselines, select
+from wino_tvm.tune.search import BASELINE, baselines, family, select
 from wino_tvm.tune.space import (
     RULES,
     Axes,
@@ -297,17 +297,34 @@ def test_record_round_trip(tmp_path: Path) -> None:
     assert read_records(log) == [rec]
 
 
-def test_select_exhaustive_or_seeded_random() -> None:
+def test_select_exhaustive_or_stratified() -> None:
     space, _ = config_space(PAPER, H100)
     picked, strategy = select(space[:10], trials=10)
     assert strategy == "exhaustive" and picked == space[:10]
     always = baselines(PAPER, H100)
     assert [(c.wl.m, c.cfg) for c in always] == [(2, BASELINE), (4, BASELINE)]
     picked, strategy = select(space, trials=20, seed=3, always=always)
-    assert strategy == "random" and picked[:2] == always
+    assert strategy == "stratified" and picked[:2] == always
     assert len(picked) == 20 and len(set(picked)) == 20
     assert select(space, trials=20, seed=3, always=always)[0] == picked
     assert select(space, trials=20, seed=4, always=always)[0] != picked
+
+
+def test_stratified_sample_covers_every_family() -> None:
+    """A budget of one config per family measures each family once, the small ones included
+    (the persistent C = 128 configs are 30 of ~770)."""
+    wl = Conv2dWorkload(128, 28, 28, 128, 128, "fp16", 2)
+    space, _ = config_space(wl, H100)
+    families = {family(c) for c in space}
+    persistent = [c for c in space if c.cfg.persist]
+    assert len(families) > 4 and 0 < len(persistent) < len(space) // 10
+    for seed in range(3):
+        picked, strategy = select(space, trials=len(families), seed=seed)
+        assert strategy == "stratified"
+        assert sorted(family(c) for c in picked) == sorted(families)
+    picked, _ = select(space, trials=2 * len(families), seed=0)
+    assert all(sum(family(c) == f for c in picked) >= min(2, sum(family(c) == f for c in space))
+               for f in families)
 
 
 def test_baseline_is_measured_even_where_pruned() -> None:

@@ -91,7 +91,8 @@ def _add_space_args(p: argparse.ArgumentParser) -> None:
 def _add_search_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--trials", type=int, default=64,
                    help="budget per workload and dtype: exhaustive when the space fits")
-    p.add_argument("--seed", type=int, default=0, help="seed of the random sample")
+    p.add_argument("--seed", type=int, default=0,
+                   help="seed of the sample (one config per family in turn)")
     p.add_argument("--arch", help="CUDA arch to generate for (default: sm_90, or the GPU's)")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                    help="parallel builder processes (each imports TVM once)")
