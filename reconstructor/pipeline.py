@@ -175,8 +175,9 @@ def reconstruct(source: str, launches: Sequence[Mapping], fusion: str,
         if whole_tiles and input_pipeline:
             forward[0] = (pipeline_input_loads(forward[0][0]), forward[0][1])
     weight = [(k, by_name[k.name]) for k in stages.ktrans]
-    ordering = [i for i, (k, _) in enumerate(forward) if orders_u(k)]
-    if u_rows and fusion != "none" and ordering:
+    ordering = [i for i, (k, _) in enumerate(forward) if orders_u(k)] if (
+        u_rows and fusion != "none") else []
+    if ordering:
         # H100, same-run A/B (bench/results/h100/u_order_ab/): int8 ul2 kernels 1.01-1.65x,
         # median 1.25x (960^2 16/64/64 308.7 -> 242.3 us), errors bit-equal.
         forward[ordering[0]], weight = fragment_order_u(forward[ordering[0]], weight, u_rows)

@@ -149,11 +149,8 @@ class KernelConfig:
             f"pad{self.pad}",
             *([] if self.u_smem else ["ul2"]),
             *(["pb"] if self.persist else []),
-            *([f"g{self.groups}"] if self.groups != 1 else []),
-            *([f"ks{self.k_split}"] if self.k_split != 1 else []),
-            *([f"oc{self.ot_channels}"] if self.ot_channels != 1 else []),
-            *([f"mr{self.m_rounds}"] if self.m_rounds != 1 else []),
-            *([f"lb{self.min_blocks}"] if self.min_blocks else []),
+            *(f"{prefix}{getattr(self, knob)}" for prefix, knob in COUNTED_TOKENS.items()
+              if getattr(self, knob) != _DEFAULTS[knob]),
         ]
 
     @classmethod
@@ -163,11 +160,9 @@ class KernelConfig:
         try:
             dtype, accum, m, tbm, tbn, tbk, frag, fusion, vec, pad = parts[:10]
             fm, fn, fk = (int(v) for v in frag.removeprefix("frag").split("x"))
-            # Optional tokens after the ten fixed ones: ul2, pb, then g<N>, ks<N>, oc<N>, mr<N>,
-            # lb<N> (numbers other than the defaults); name() must give back the same text.
+            # Optional tokens after the ten fixed ones: ul2, pb, then COUNTED_TOKENS (numbers
+            # other than the defaults); name() must give back the same text.
             knobs: dict = {"u_smem": True, "persist": False}
-            counted = {"g": "groups", "ks": "k_split", "oc": "ot_channels", "mr": "m_rounds",
-                       "lb": "min_blocks"}
             for token in parts[10:]:
                 if token == "ul2":
                     knobs["u_smem"] = False
@@ -175,7 +170,7 @@ class KernelConfig:
                     knobs["persist"] = True
                 else:
                     prefix = token.rstrip("0123456789")
-                    knobs[counted[prefix]] = int(token.removeprefix(prefix))
+                    knobs[COUNTED_TOKENS[prefix]] = int(token.removeprefix(prefix))
             cfg = cls(int(tbm.removeprefix("tbm")), int(tbn.removeprefix("tbn")),
                       int(tbk.removeprefix("tbk")), fm, fn, fk, fusion,
                       int(vec.removeprefix("vec")), int(pad.removeprefix("pad")), **knobs)
@@ -393,6 +388,13 @@ class KernelConfig:
         problems = self.problems(wl, device)
         if problems:
             raise WinoError(f"config {self.name(wl)} is invalid: " + "; ".join(problems))
+
+
+# The numbered optional tokens of KernelConfig.name(), in its order: prefix -> knob. A knob at its
+# default value has no token.
+COUNTED_TOKENS = {"g": "groups", "ks": "k_split", "oc": "ot_channels", "mr": "m_rounds",
+                  "lb": "min_blocks"}
+_DEFAULTS = {f.name: f.default for f in fields(KernelConfig)}
 
 
 def artifact_name(wl: Conv2dWorkload, cfg: KernelConfig) -> str:
