@@ -5,11 +5,13 @@
 // and launch sequence, keeping its harness (data, float64 reference, timing, record).
 //
 // fp16 in and out, fp16 accumulators (mma.sync m16n8k16). A warp owns 16 tiles (2 tile rows x
-// 8 tile columns) x kWarpK (16 or 32) output channels for all 16 taps. Lane (g, q) = (lane / 4, lane % 4)
-// holds A-fragment rows g and g + 8: the vertically adjacent tiles (ty, tx0 + g) and
-// (ty + 1, tx0 + g). It transforms exactly the input it feeds to the MMA, and OTrans finds all
-// 16 taps of its (tile, channel) pairs in its own accumulators: V and M never touch shared
-// memory. Only U's B fragments come from shared memory (ldmatrix), staged once per block.
+// 8 tile columns) x kWarpK (16 or 32) output channels for all 16 taps. Lane (g, q) =
+// (lane / 4, lane % 4) holds A-fragment rows g and g + 8: the vertically adjacent tiles
+// (ty, tx0 + g) and (ty + 1, tx0 + g). It transforms exactly the input it feeds to the MMA,
+// and OTrans finds all 16 taps of its (tile, channel) pairs in its own accumulators: V and M
+// never touch shared memory. U's B fragments come from shared memory (ldmatrix), staged once
+// per persistent block; with LANE_STAGED (the default) so does the input, one 6 x 18 pixel
+// patch per tile group and block step, copied with cp.async during the previous step's OTrans.
 //
 // Channel permutations (KTrans is offline, so they cost nothing at run time):
 // - input: the MMA's logical k columns {2q, 2q+1, 2q+8, 2q+9} of a 16-channel step are the
