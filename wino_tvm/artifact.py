@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 from collections.abc import Sequence
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from reconstructor.barriers import barrier_sites, remove_barriers
@@ -15,6 +15,7 @@ from .codegen import Prototype, generate
 from .config import KernelConfig
 from .errors import WinoError
 from .harness import HarnessSpec, Launch, Workspace, write_artifact
+from .lane import lane_kernels
 from .schedule import scheduled_module
 from .tolerance import rel_l2_tolerance
 from .workload import Conv2dWorkload
@@ -76,16 +77,21 @@ def drop_barriers(source: str, labels: list[str]) -> str:
     return remove_barriers(source, chosen)
 
 
-def build_artifact(
-    wl: Conv2dWorkload,
-    cfg: KernelConfig,
-    out_dir: Path,
-    arch: str = "sm_90",
-    log=print,
-    dropped_barriers: tuple[str, ...] = (),
-) -> Path:
-    """Generate, reconstruct and write the artifact; returns out_dir/program.cu."""
-    cfg.validate(wl)
+@dataclass(frozen=True)
+class _Kernels:
+    """What a generator hands the harness, and what config.json records of how it got there."""
+
+    source: str
+    workspaces: tuple[Workspace, ...]
+    weight: tuple[Launch, ...]
+    forward: tuple[Launch, ...]
+    record: dict
+    files: dict[str, str]
+
+
+def _tvm_kernels(wl: Conv2dWorkload, cfg: KernelConfig, arch: str, log,
+                 dropped_barriers: tuple[str, ...]) -> _Kernels:
+    """TVM prototype -> reconstructor (every config but lane)."""
     log(f"[1/3] TVM: schedule {cfg.name(wl)} and generate CUDA for {arch}")
     prototype: Prototype = generate(scheduled_module(wl, cfg), arch)
     log(f"[2/3] reconstructor: fusion={cfg.fusion}")
@@ -95,14 +101,57 @@ def build_artifact(
                           input_pipeline=cfg.pipelines_input(wl),
                           u_rows=wl.alpha * wl.alpha * wl.k, min_blocks=cfg.min_blocks)
     kernels = drop_barriers(rebuilt.source, list(dropped_barriers))
-    log(f"[3/3] harness: write {out_dir}")
     weight = tuple(_launch(e) for e in rebuilt.weight_launches)
     forward = tuple(_launch(e) for e in rebuilt.forward_launches)
+    record = {
+        "prototype_launches": launches,
+        "weight_launches": list(rebuilt.weight_launches),
+        "forward_launches": list(rebuilt.forward_launches),
+        "removed_barriers": [*rebuilt.removed_barriers,
+                             *(f"{b} deleted (--drop-barrier)" for b in dropped_barriers)],
+    }
+    return _Kernels(kernels, workspaces(wl, cfg, weight + forward), weight, forward, record,
+                    {PROTOTYPE_FILE: prototype.source})
+
+
+def _lane_kernels(wl: Conv2dWorkload, cfg: KernelConfig, log,
+                  dropped_barriers: tuple[str, ...]) -> _Kernels:
+    """templates/lane_layout.cu filled (no TVM prototype: wino_tvm.lane says why)."""
+    if dropped_barriers:
+        raise WinoError("--drop-barrier applies to TVM-generated kernels, not to lane configs: "
+                        "drop the flag")
+    log(f"[1/2] lane layout: fill templates/lane_layout.cu for {cfg.name(wl)}")
+    lane = lane_kernels(wl, cfg)
+    record = {
+        "prototype_launches": [],
+        "weight_launches": [asdict(launch) for launch in lane.weight_launches],
+        "forward_launches": [asdict(launch) for launch in lane.forward_launches],
+        "removed_barriers": [],
+    }
+    return _Kernels(lane.source, lane.workspaces, lane.weight_launches, lane.forward_launches,
+                    record, {})
+
+
+def build_artifact(
+    wl: Conv2dWorkload,
+    cfg: KernelConfig,
+    out_dir: Path,
+    arch: str = "sm_90",
+    log=print,
+    dropped_barriers: tuple[str, ...] = (),
+) -> Path:
+    """Generate (TVM and the reconstructor, or the lane template) and write the artifact;
+    returns out_dir/program.cu."""
+    cfg.validate(wl)
+    if cfg.lane:
+        kernels = _lane_kernels(wl, cfg, log, dropped_barriers)
+    else:
+        kernels = _tvm_kernels(wl, cfg, arch, log, dropped_barriers)
+    log(f"[{2 if cfg.lane else 3}/{2 if cfg.lane else 3}] harness: write {out_dir}")
     spec = HarnessSpec(
         wl.n, wl.h, wl.w, wl.c, wl.k, wl.dtype, wl.m, cfg.fusion, cfg.name(wl), commit_id(),
-        rel_l2_tolerance(wl), kernels, workspaces(wl, cfg, weight + forward), weight, forward,
-        wl.epilogue,
-        wl.out,
+        rel_l2_tolerance(wl), kernels.source, kernels.workspaces, kernels.weight,
+        kernels.forward, wl.epilogue, wl.out,
     )
     config = {
         "config": cfg.name(wl),
@@ -115,15 +164,11 @@ def build_artifact(
         "knobs": cfg.as_dict(),
         "arch": arch,
         "tolerance_rel_l2": spec.tolerance,
-        "prototype_launches": launches,
-        "weight_launches": list(rebuilt.weight_launches),
-        "forward_launches": list(rebuilt.forward_launches),
-        "removed_barriers": [*rebuilt.removed_barriers,
-                             *(f"{b} deleted (--drop-barrier)" for b in dropped_barriers)],
+        **kernels.record,
         "commit": spec.commit,
     }
     return write_artifact(spec, out_dir, {
-        PROTOTYPE_FILE: prototype.source,
-        RECONSTRUCTED_FILE: kernels,
+        **kernels.files,
+        RECONSTRUCTED_FILE: kernels.source,
         CONFIG_FILE: json.dumps(config, indent=2) + "\n",
     })

@@ -11,7 +11,7 @@ import dataclasses
 import sys
 from pathlib import Path
 
-from .config import FUSIONS, KNOWN_DEVICES, KernelConfig
+from .config import FUSIONS, KNOWN_DEVICES, LANE_FRAGMENT, LANE_TILES, KernelConfig
 from .errors import NoGpu, NvccNotFound, WinoError
 from .workload import (
     ACCUMULATORS,
@@ -78,6 +78,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--min-blocks", type=int, default=0,
                    help="full fusion: blocks per SM that __launch_bounds__ asks ptxas to fit "
                         "in registers (0: none; may spill; tuned)")
+    p.add_argument("--lane", action="store_true",
+                   help="full fusion in the MMA's lane layout (templates/lane_layout.cu; fp16, "
+                        "m=2, C a multiple of 32): a warp owns 16 tiles x --tb-n (16 or 32) "
+                        "output channels for all taps, --k-split warps share a tile group, "
+                        "--groups tile groups per persistent block; sets --fusion full, "
+                        "--persist, --tb-m 16, --tb-k C and the 16x8x16 fragment")
     p.add_argument("--arch", default="sm_90", choices=sorted(ARCH_DEVICE),
                    help="CUDA architecture to generate and compile for")
     p.add_argument("--out", type=Path, default=Path("artifacts/build"), help="artifact folder")
@@ -141,6 +147,10 @@ def _config(args: argparse.Namespace) -> tuple[Conv2dWorkload, KernelConfig]:
                        u_smem=not args.u_l2, persist=args.persist, groups=args.groups,
                        ot_channels=args.ot_channels, k_split=args.k_split,
                        m_rounds=args.m_rounds, min_blocks=args.min_blocks)
+    if args.lane:
+        cfg = cfg.with_(tb_m=LANE_TILES, tb_k=wl.c, frag_m=LANE_FRAGMENT[0],
+                        frag_n=LANE_FRAGMENT[1], frag_k=LANE_FRAGMENT[2], fusion="full",
+                        persist=True, lane=True)
     cfg.validate(wl, KNOWN_DEVICES[ARCH_DEVICE[args.arch]])
     return wl, cfg
 

@@ -75,6 +75,15 @@ M2_TILE_PIXELS = 16
 # gained 1.04-1.36x; the 4-group fp32 16/32 (128 of 128) and one-group fp16 32/64 (256 of 255)
 # kernels spilled and lost 0.88-0.95x (bench/results/h100/round_pipeline_ab/).
 PIPELINE_REGISTER_HEADROOM = 32
+# The lane-layout full kernel (templates/lane_layout.cu, wino_tvm/lane.py): mma.sync m16n8k16,
+# a warp's 16 tiles (the MMA's M) x tb_n output channels for all 16 taps of F(2x2, 3x3).
+LANE_FRAGMENT = (16, 8, 16)
+LANE_TILES = 16
+LANE_WARP_CHANNELS = {"fp16": (16, 32), "fp32": (16,)}  # accumulators: 128 registers at most
+# Its accumulators take 128 registers and its transform ~80 more (212 on the H100 with nvcc
+# 13): 8 warps per SM is what 255 registers per thread leave.
+LANE_MAX_THREADS = 256
+LANE_PATCH_PIXELS = 6 * 18  # a tile group's input: 2 x 8 tiles of 4 x 4 pixels
 
 
 SHMEM_ALIGN = 128  # bytes; WMMA pointers need 32, and a warp group's slice starts a fresh line
@@ -128,6 +137,10 @@ class KernelConfig:
     m_rounds: int = 1
     # full kernel: blocks per SM its __launch_bounds__ asks ptxas to fit in registers (0: none)
     min_blocks: int = 0
+    # full kernel in the MMA's lane layout (templates/lane_layout.cu, not a TVM prototype): then
+    # tb_m = 16 tiles per warp, tb_n = output channels per warp, tb_k = C, k_split = warps
+    # sharing a tile group, groups = tile groups per block
+    lane: bool = False
 
     @property
     def fragment(self) -> tuple[int, int, int]:
@@ -149,6 +162,7 @@ class KernelConfig:
             f"pad{self.pad}",
             *([] if self.u_smem else ["ul2"]),
             *(["pb"] if self.persist else []),
+            *(["lane"] if self.lane else []),
             *(f"{prefix}{getattr(self, knob)}" for prefix, knob in COUNTED_TOKENS.items()
               if getattr(self, knob) != _DEFAULTS[knob]),
         ]
@@ -160,24 +174,26 @@ class KernelConfig:
         try:
             dtype, accum, m, tbm, tbn, tbk, frag, fusion, vec, pad = parts[:10]
             fm, fn, fk = (int(v) for v in frag.removeprefix("frag").split("x"))
-            # Optional tokens after the ten fixed ones: ul2, pb, then COUNTED_TOKENS (numbers
-            # other than the defaults); name() must give back the same text.
-            knobs: dict = {"u_smem": True, "persist": False}
+            # Optional tokens after the ten fixed ones: ul2, pb, lane, then COUNTED_TOKENS
+            # (numbers other than the defaults); name() must give back the same text.
+            knobs: dict = {"u_smem": True, "persist": False, "lane": False}
             for token in parts[10:]:
                 if token == "ul2":
                     knobs["u_smem"] = False
-                elif token == "pb":
-                    knobs["persist"] = True
+                elif token in ("pb", "lane"):
+                    knobs["persist" if token == "pb" else "lane"] = True
                 else:
                     prefix = token.rstrip("0123456789")
                     knobs[COUNTED_TOKENS[prefix]] = int(token.removeprefix(prefix))
             cfg = cls(int(tbm.removeprefix("tbm")), int(tbn.removeprefix("tbn")),
                       int(tbk.removeprefix("tbk")), fm, fn, fk, fusion,
                       int(vec.removeprefix("vec")), int(pad.removeprefix("pad")), **knobs)
-            # The grammar: g<N> or ks<N> (not both) only after pb, and pb not with ul2.
+            # The grammar: g<N> or ks<N> (not both, but for lane) only after pb, pb not with ul2,
+            # lane only after pb.
             split = cfg.groups != 1 or cfg.k_split != 1
             if (cfg._tokens() != parts[3:] or (split and not cfg.persist)
-                    or (cfg.groups != 1 and cfg.k_split != 1) or (cfg.persist and not cfg.u_smem)):
+                    or (cfg.groups != 1 and cfg.k_split != 1 and not cfg.lane)
+                    or (cfg.persist and not cfg.u_smem) or (cfg.lane and not cfg.persist)):
                 raise ValueError(name)
         except (ValueError, KeyError):
             raise WinoError(f"{name!r} is not a wino-tvm config name") from None
@@ -203,6 +219,8 @@ class KernelConfig:
 
     def accumulator_registers(self, wl: Conv2dWorkload) -> int:
         """Registers per thread of a warp's accumulator fragments."""
+        if self.lane:  # 16 taps x tb_n / 8 n8 blocks, 4 elements of each per lane
+            return wl.alpha * wl.alpha * self.tb_n // 8 * 4 * ACCUMULATOR_BYTES[wl.accum] // 4
         return (self.accumulator_fragments(wl) * FRAGMENT_ELEMENTS_PER_LANE
                 * ACCUMULATOR_BYTES[wl.accum] // 4)
 
@@ -237,6 +255,8 @@ class KernelConfig:
         fusion at least the padded M slice, which reuses that memory after the channel loop;
         one more V slice per further warp group; with a channel split, V or every group's M
         slice (whichever is larger), then every group's U slice (reconstructor.persist)."""
+        if self.lane:
+            return self.lane_smem_bytes(wl)
         operands = self._staging_bytes(wl)
         if self.fusion != "full":
             return operands
@@ -248,8 +268,53 @@ class KernelConfig:
         return max(operands, m_slice)
 
     def threads(self, wl: Conv2dWorkload) -> int:
-        """Threads per block: a warp per tap column, per warp group."""
-        return WARP_SIZE * wl.alpha * self.groups * self.k_split
+        """Threads per block: a warp per tap column, per warp group (lane: a warp per channel
+        slice, per tile group)."""
+        return WARP_SIZE * (1 if self.lane else wl.alpha) * self.groups * self.k_split
+
+    def lane_smem_bytes(self, wl: Conv2dWorkload) -> int:
+        """The lane kernel's shared memory: U's rows for the block's tb_n x k_split channels
+        (C + 8 halves: conflict-free ldmatrix), and per tile group two patch buffers of C / 2
+        channels (+ 8 halves: conflict-free 8-byte reads)."""
+        u_rows = wl.alpha * wl.alpha * self.tb_n * self.k_split
+        patches = self.groups * 2 * LANE_PATCH_PIXELS * (wl.c // 2 + 8)
+        return ELEMENT_BYTES["fp16"] * (u_rows * (wl.c + 8) + patches)
+
+    @staticmethod
+    def lane_tile_groups(wl: Conv2dWorkload) -> int:
+        """The lane kernel's units of work: 2 x 8 tiles (4 x 16 output pixels) of one image."""
+        return wl.n * -(-wl.h // 4) * -(-wl.w // 16)
+
+    def lane_channel_blocks(self, wl: Conv2dWorkload) -> int:
+        """The lane kernel's blocks along K (grid.y): tb_n x k_split channels each."""
+        return wl.k // (self.tb_n * self.k_split)
+
+    def _lane_problems(self, wl: Conv2dWorkload) -> list[str]:
+        """Every reason the lane-layout kernel cannot run this workload (empty when it can)."""
+        out = []
+        if (wl.dtype, wl.out, wl.m) != ("fp16", "fp16", 2):
+            out.append(f"the lane layout takes fp16 in and out and m=2, not {wl.dtype} -> "
+                       f"{wl.out}, m={wl.m}: use the sync-free kernels (drop lane)")
+        fixed = KernelConfig(LANE_TILES, self.tb_n, wl.c, *LANE_FRAGMENT, "full",
+                             persist=True, groups=self.groups, k_split=self.k_split, lane=True)
+        if self != fixed:
+            out.append(f"lane takes tb_m={LANE_TILES}, tb_k=C={wl.c}, frag "
+                       f"{'x'.join(map(str, LANE_FRAGMENT))}, fusion full, pb, vec16, pad16 and "
+                       "no other knobs")
+        warp_channels = LANE_WARP_CHANNELS.get(wl.accum, ())
+        if self.tb_n not in warp_channels:
+            out.append(f"lane: tb_n={self.tb_n} output channels per warp; with {wl.accum} "
+                       f"accumulators one of {warp_channels}")
+        if wl.c % 32:
+            out.append(f"lane: C={wl.c} must be a multiple of 32 (two halves of 16-channel steps)")
+        if wl.k % (self.tb_n * self.k_split):
+            out.append(f"lane: K={wl.k} must be a multiple of tb_n x k_split "
+                       f"({self.tb_n} x {self.k_split})")
+        if not (self.groups >= 1 and self.k_split >= 1
+                and self.threads(wl) <= LANE_MAX_THREADS):
+            out.append(f"lane: groups x k_split warps ({self.groups} x {self.k_split}) must be "
+                       f"1 to {LANE_MAX_THREADS // WARP_SIZE}")
+        return out
 
     def _staging_bytes(self, wl: Conv2dWorkload) -> int:
         """V and U slices, and one more V slice per further warp group."""
@@ -312,6 +377,8 @@ class KernelConfig:
         return self.m_channels + self.pad // ACCUMULATOR_BYTES[wl.accum]
 
     def blocks(self, wl: Conv2dWorkload) -> int:
+        if self.lane:
+            return -(-self.lane_tile_groups(wl) // self.groups) * self.lane_channel_blocks(wl)
         return wl.ntiles_padded(self.tb_m) // self.tb_m * (wl.k // (self.tb_n * self.k_split))
 
     def problems(self, wl: Conv2dWorkload, device: DeviceLimits | None = None) -> list[str]:
@@ -319,6 +386,13 @@ class KernelConfig:
         out = []
         if wl.dtype not in ELEMENT_BYTES:
             out.append(f"dtype {wl.dtype} has no Tensor Core path: use fp16 or int8")
+            return out
+        if self.lane:
+            out = self._lane_problems(wl)
+            if not out and device is not None and self.smem_bytes(wl) > device.smem_per_block:
+                out.append(f"lane: shared memory {self.smem_bytes(wl)} B (U for "
+                           f"{self.tb_n * self.k_split} channels, {self.groups} patches) exceeds "
+                           f"{device.name}'s {device.smem_per_block} B per block")
             return out
         if self.fragment not in FRAGMENTS:
             out.append(f"fragment {self.fragment} is not a WMMA shape: choose one of {FRAGMENTS}")

@@ -16,6 +16,8 @@ from ..config import (
     ELEMENT_BYTES,
     FRAGMENTS,
     FUSIONS,
+    LANE_FRAGMENT,
+    LANE_TILES,
     MAX_THREAD_REGISTERS,
     OT_CHANNELS,
     DeviceLimits,
@@ -94,6 +96,11 @@ class Axes:
     # Blocks per SM the full kernel's __launch_bounds__ asks for (0: none): fewer registers,
     # maybe spills. Off by default (the H100 A/Bs: bench/results/h100/m_rounds_ab/, min_blocks_ab/).
     min_blocks: tuple[int, ...] = (0,)
+    # The lane-layout full kernel beside the WMMA ones (KernelConfig.lane; fp16, m=2): tb_n from
+    # tb_n (channels per warp), k_split from k_split (warps per tile group), tile groups per
+    # block from lane_groups, tb_k from tb_k (it must be C); the rest is fixed.
+    lane: tuple[bool, ...] = (False, True)
+    lane_groups: tuple[int, ...] = (1, 2, 3, 4, 6, 8)
 
     def configs(self) -> Iterator[KernelConfig]:
         for (tbm, tbn, tbk, frag, fusion, vec, pad, u_smem, persist, groups,
@@ -104,6 +111,12 @@ class Axes:
         ):
             yield KernelConfig(tbm, tbn, tbk, *frag, fusion, vec, pad, u_smem, persist, groups,
                                ot_channels, k_split, m_rounds, min_blocks)
+        if True not in self.lane:
+            return
+        for tbn, tbk, k_split, groups in itertools.product(self.tb_n, self.tb_k, self.k_split,
+                                                            self.lane_groups):
+            yield KernelConfig(LANE_TILES, tbn, tbk, *LANE_FRAGMENT, "full", persist=True,
+                               groups=groups, k_split=k_split, lane=True)
 
 
 DEFAULT_AXES = Axes()

@@ -1,0 +1,396 @@
+// Winograd F(2x2, 3x3) in the MMA's lane layout: filled per workload and config by
+// wino_tvm/lane.py ({{CONFIG}}). Not a TVM prototype: TensorIR binds an MMA operand to a buffer
+// it loads from, and this kernel's point is that each lane computes its A fragment's values in
+// registers (docs/perf-notes.md, "The lane layout").
+//
+// fp16 in and out; fp16 or fp32 accumulators (mma.sync m16n8k16). A warp owns 16 tiles (2 tile
+// rows x 8 tile columns: a "tile group") x kWarpK output channels for all 16 taps. Lane (g, q) =
+// (lane / 4, lane % 4) holds A-fragment rows g and g + 8: the vertically adjacent tiles
+// (ty, tx0 + g) and (ty + 1, tx0 + g). It transforms exactly the input it feeds to the MMA, and
+// OTrans finds all 16 taps of its (tile, channel) pairs in its own accumulators: V and M never
+// touch shared memory. kKSlices warps share a tile group, one slice of kWarpK channels each; a
+// block holds kGroups groups and U's slice for its kKSlices x kWarpK channels (blockIdx.y),
+// staged once (the block is persistent: its groups loop over tile groups). Each group stages
+// its 6 x 18 pixel input patch with cp.async in two channel halves, double-buffered: a half of
+// the next tile group loads while this one computes.
+//
+// Channel permutations (KTrans is offline, so they cost nothing at run time):
+// - input: the MMA's k columns {2q, 2q+1, 2q+8, 2q+9} of a 16-channel step are the physical
+//   channels 4q .. 4q+3, so one 8-byte load fills a tile's two A registers;
+// - output: column 2q + e of n8 block j is physical channel 2 kNB q + 2j + e, so after OTrans a
+//   lane holds 2 kNB adjacent channels of each output pixel: one 16- or 8-byte store.
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+
+namespace wino_lane {
+
+constexpr int kN = {{N}}, kH = {{H}}, kW = {{W}}, kC = {{C}}, kK = {{K}};
+constexpr int kWarpK = {{WARP_K}};    // output channels per warp (tb_n)
+constexpr int kKSlices = {{K_SLICES}};  // warps sharing a tile group (k_split)
+constexpr int kGroups = {{GROUPS}};   // tile groups per block (groups)
+constexpr bool kF32Acc = {{F32_ACC}};
+constexpr bool kBias = {{BIAS}}, kResidual = {{RESIDUAL}}, kRelu = {{RELU}};
+
+constexpr int kNB = kWarpK / 8;                 // n8 blocks per warp
+constexpr int kBlockK = kWarpK * kKSlices;      // output channels per block
+constexpr int kThreads = 32 * kKSlices * kGroups;
+constexpr int kRow = kC + 8;                    // U row in halves: +16 B, conflict-free ldmatrix
+constexpr int kUHalves = 16 * kBlockK * kRow;
+constexpr int kHalfC = kC / 2;                  // channels of one staged half of the patch
+constexpr int kStepsPerHalf = kHalfC / 16;      // MMA k steps per half
+constexpr int kPatchRows = 6, kPatchCols = 18;  // a group's input: 2 x 8 tiles of 4 x 4
+constexpr int kPix = kHalfC + 8;                // patch pixel in halves: +16 B, conflict-free LDS.64
+constexpr int kPatchHalves = kPatchRows * kPatchCols * kPix;
+constexpr int kSmemBytes = 2 * (kUHalves + kGroups * 2 * kPatchHalves);
+constexpr int kTileRows = (kH + 1) / 2, kTileCols = (kW + 1) / 2;
+constexpr int kGroupRows = (kTileRows + 1) / 2, kGroupCols = (kTileCols + 7) / 8;
+constexpr int kTileGroups = kN * kGroupRows * kGroupCols;
+// Tile groups reaching past the image compute on zeros and store only the pixels inside it.
+constexpr bool kRagged = kH % 4 != 0 || kW % 16 != 0;
+constexpr bool kEpilogue = kBias || kResidual || kRelu;
+
+static_assert(kC % 32 == 0, "lane layout: C must be a multiple of 32 (two halves of 16-channel steps)");
+static_assert(kWarpK == 16 || (kWarpK == 32 && !kF32Acc),
+              "lane layout: 16 channels per warp, or 32 with fp16 accumulators (128 registers)");
+static_assert(kK % kBlockK == 0, "lane layout: K must be a multiple of the block's channels");
+static_assert(kThreads <= 1024, "lane layout: at most 32 warps per block");
+static_assert(kSmemBytes == {{SMEM_BYTES}}, "lane layout: wino_tvm.config disagrees on shared memory");
+static_assert(kSmemBytes <= 227 * 1024, "lane layout: U and the patches exceed 227 KB");
+
+// Logical position of physical input channel c in its 16-channel step (inverse of 4q+u).
+__host__ __device__ constexpr int c_logical(int c) {
+  const int t = c & 15, q = t >> 2, u = t & 3;
+  return (c & ~15) + (u < 2 ? 2 * q + u : 8 + 2 * q + (u - 2));
+}
+
+// Logical column of physical output channel k within its warp's kWarpK (inverse of
+// 2 kNB q + 2j + e).
+__host__ __device__ constexpr int k_logical(int k) {
+  const int r = k % kWarpK, q = r / (2 * kNB), j = (r / 2) % kNB, e = r & 1;
+  return k - r + 8 * j + 2 * q + e;
+}
+
+// Both maps are permutations of one step / one warp's channels: KTrans writes every U entry once.
+constexpr bool permutes_steps_and_slices() {
+  bool c_seen[16] = {}, k_seen[kWarpK] = {};
+  for (int c = 0; c < 16; ++c) c_seen[c_logical(c)] = true;
+  for (int k = 0; k < kWarpK; ++k) k_seen[k_logical(k)] = true;
+  for (bool seen : c_seen) if (!seen) return false;
+  for (bool seen : k_seen) if (!seen) return false;
+  return true;
+}
+static_assert(permutes_steps_and_slices(), "lane layout: channel maps are not permutations");
+
+__device__ __forceinline__ uint32_t h2u(half2 v) { return *reinterpret_cast<uint32_t*>(&v); }
+__device__ __forceinline__ half2 u2h(uint32_t v) { return *reinterpret_cast<half2*>(&v); }
+
+// Accumulators of one n8 block: rows g, g + 8 as a half2 each, or as two floats each.
+using Acc = std::conditional_t<kF32Acc, float, uint32_t>;
+constexpr int kAccRegs = kF32Acc ? 4 : 2;
+
+__device__ __forceinline__ void mma(uint32_t (&d)[2], const uint32_t (&a)[4], uint32_t b0,
+                                    uint32_t b1) {
+  asm("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {%0,%1}, {%2,%3,%4,%5}, {%6,%7}, "
+      "{%0,%1};"
+      : "+r"(d[0]), "+r"(d[1])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+__device__ __forceinline__ void mma(float (&d)[4], const uint32_t (&a)[4], uint32_t b0,
+                                    uint32_t b1) {
+  asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+      "{%8,%9}, {%0,%1,%2,%3};"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+__device__ __forceinline__ void ldmatrix_x4(uint32_t (&b)[4], uint32_t addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
+               : "=r"(b[0]), "=r"(b[1]), "=r"(b[2]), "=r"(b[3])
+               : "r"(addr));
+}
+
+// Channel pairs of OTrans: half2 (fp16 accumulators) or float2 (fp32).
+__device__ __forceinline__ half2 add(half2 a, half2 b) { return __hadd2(a, b); }
+__device__ __forceinline__ half2 sub(half2 a, half2 b) { return __hsub2(a, b); }
+__device__ __forceinline__ float2 add(float2 a, float2 b) { return make_float2(a.x + b.x, a.y + b.y); }
+__device__ __forceinline__ float2 sub(float2 a, float2 b) { return make_float2(a.x - b.x, a.y - b.y); }
+__device__ __forceinline__ float2 to_float2(half2 v) { return __half22float2(v); }
+__device__ __forceinline__ float2 to_float2(float2 v) { return v; }
+__device__ __forceinline__ half2 to_half2(half2 v) { return v; }
+__device__ __forceinline__ half2 to_half2(float2 v) { return __float22half2_rn(v); }
+
+// The channel pair of tap `tap`, n8 block j, tile (A row g or g + 8).
+__device__ __forceinline__ auto tap_pair(const Acc (&acc)[16][kNB][kAccRegs], int tap, int j,
+                                         int tile) {
+  if constexpr (kF32Acc)
+    return make_float2(acc[tap][j][2 * tile], acc[tap][j][2 * tile + 1]);
+  else
+    return u2h(acc[tap][j][tile]);
+}
+
+// B^T's rows (F(2,3)): combine rows a, b of a 4-row input with the sign of row i.
+__device__ __forceinline__ half2 bt_row(int i, half2 d0, half2 d1, half2 d2, half2 d3) {
+  return i == 0 ? __hsub2(d0, d2) : i == 1 ? __hadd2(d1, d2) : i == 2 ? __hsub2(d2, d1)
+                                                                        : __hsub2(d1, d3);
+}
+
+// One 16-channel step s of a warp's 16 tiles: load from the group's patch, B^T d B, MMA. xb is
+// the lane's first input pixel in half 0 of the patch.
+template <int s>
+__device__ __forceinline__ void channel_step(Acc (&acc)[16][kNB][kAccRegs], const half* xb,
+                                             uint32_t b_base) {
+  constexpr int kOffset = (s / kStepsPerHalf) * kPatchHalves + (s % kStepsPerHalf) * 16;
+  // Input rows 0-3 belong to the top tile, rows 2-5 to the bottom one; .x holds
+  // channels 4q, 4q+1 (A register 0 / 1), .y channels 4q+2, 4q+3 (register 2 / 3).
+  uint2 d[6][4];
+#pragma unroll
+  for (int i = 0; i < 6; ++i)
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+      d[i][j] = *reinterpret_cast<const uint2*>(xb + (i * kPatchCols + j) * kPix + kOffset);
+#pragma unroll
+  for (int tr = 0; tr < 4; ++tr) {
+    half2 t[2][2][4];  // [tile][register half][input column]: B^T d, row tr
+#pragma unroll
+    for (int tile = 0; tile < 2; ++tile)
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        const int r = 2 * tile;
+        t[tile][0][j] = bt_row(tr, u2h(d[r][j].x), u2h(d[r + 1][j].x), u2h(d[r + 2][j].x),
+                               u2h(d[r + 3][j].x));
+        t[tile][1][j] = bt_row(tr, u2h(d[r][j].y), u2h(d[r + 1][j].y), u2h(d[r + 2][j].y),
+                               u2h(d[r + 3][j].y));
+      }
+#pragma unroll
+    for (int tc = 0; tc < 4; ++tc) {
+      uint32_t a[4];
+#pragma unroll
+      for (int tile = 0; tile < 2; ++tile)
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+          a[2 * h + tile] = h2u(bt_row(tc, t[tile][h][0], t[tile][h][1], t[tile][h][2],
+                                       t[tile][h][3]));
+      const int tap = tr * 4 + tc;
+#pragma unroll
+      for (int p = 0; p < kNB / 2; ++p) {
+        uint32_t b[4];
+        ldmatrix_x4(b, b_base + 2u * (uint32_t)((tap * kBlockK + p * 16) * kRow + s * 16));
+        mma(acc[tap][2 * p], a, b[0], b[1]);
+        mma(acc[tap][2 * p + 1], a, b[2], b[3]);
+      }
+    }
+  }
+}
+
+// One half of the channel loop, one channel_step per 16 channels, unrolled by a fold expression
+// (nvcc left a plain `#pragma unroll` loop rolled, recomputing every address each step).
+template <int kHalf, int... S>
+__device__ __forceinline__ void channel_half(Acc (&acc)[16][kNB][kAccRegs], const half* xb,
+                                             uint32_t b_base, std::integer_sequence<int, S...>) {
+  (channel_step<kHalf * kStepsPerHalf + S>(acc, xb, b_base), ...);
+}
+
+// Image, top tile row and first tile column of tile group `group`.
+__device__ __forceinline__ int3 group_origin(int group) {
+  const int n = group / (kGroupRows * kGroupCols), rest = group % (kGroupRows * kGroupCols);
+  return make_int3(n, (rest / kGroupCols) * 2, (rest % kGroupCols) * 8);
+}
+
+// cp.async of channel half `half_index` of a tile group's input patch, zero-filled outside the
+// image; one commit group, empty when `valid` is false (the wait counts stay uniform). Thread
+// tid copies 16-byte piece tid % kPieces of columns tid / kPieces + kColsPerPass k of every
+// row, so the addresses are one base plus constants.
+__device__ __forceinline__ void stage_half(half* buffer, const half* __restrict__ x, int3 o,
+                                           int half_index, bool valid, int tid) {
+  constexpr int kPieces = kHalfC / 8, kGroupThreads = kKSlices * 32;
+  constexpr int kColsPerPass = kGroupThreads / kPieces;
+  constexpr int kPasses = (kPatchCols + kColsPerPass - 1) / kColsPerPass;
+  static_assert(kGroupThreads % kPieces == 0, "lane layout: a pass copies whole pixels");
+  if (valid) {
+    const int piece = tid % kPieces, col0 = tid / kPieces;
+    const int iy0 = 2 * o.y - 1, ix0 = 2 * o.z - 1 + col0;
+    const half* src = x + (((long long)o.x * kH + iy0) * kW + ix0) * kC + half_index * kHalfC +
+                      piece * 8;
+    const uint32_t dst = (uint32_t)__cvta_generic_to_shared(buffer + col0 * kPix + piece * 8);
+#pragma unroll
+    for (int r = 0; r < kPatchRows; ++r) {
+      const bool row_inside = (unsigned)(iy0 + r) < (unsigned)kH;
+#pragma unroll
+      for (int k = 0; k < kPasses; ++k) {
+        if ((k + 1) * kColsPerPass > kPatchCols && col0 + k * kColsPerPass >= kPatchCols) continue;
+        const bool inside = row_inside && (unsigned)(ix0 + k * kColsPerPass) < (unsigned)kW;
+        const half* from = inside ? src + ((long long)r * kW + k * kColsPerPass) * kC : x;
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(
+                         dst + 2u * (uint32_t)((r * kPatchCols + k * kColsPerPass) * kPix)),
+                     "l"(from), "r"(inside ? 16 : 0));
+      }
+    }
+  }
+  asm volatile("cp.async.commit_group;");
+}
+
+// Both halves staged but the last one: this thread's copies of the older half have landed;
+// then the group's barrier makes every thread's copies visible.
+__device__ __forceinline__ void wait_older_half(int group) {
+  asm volatile("cp.async.wait_group 1;");
+  asm volatile("bar.sync %0, %1;" ::"r"(1 + group), "r"(kKSlices * 32));
+}
+
+__device__ __forceinline__ void group_barrier(int group) {
+  asm volatile("bar.sync %0, %1;" ::"r"(1 + group), "r"(kKSlices * 32));
+}
+
+// y (and the residual) index of pixel (n, py, px), channel k.
+__device__ __forceinline__ long long y_index(int n, int py, int px, int k) {
+  return (((long long)n * kH + py) * kW + px) * kK + k;
+}
+
+// OTrans Y = A^T M A (A^T = [[1, 1, 1, 0], [0, 1, -1, -1]]) of the lane's two tiles, the
+// epilogue relu(conv + bias + residual) in fp32, and 2 kNB adjacent channels per pixel stored.
+__device__ __forceinline__ void otrans_store(const Acc (&acc)[16][kNB][kAccRegs], int3 o, int g,
+                                             int channel, const float2 (&bias_pairs)[kNB],
+                                             const half* __restrict__ residual,
+                                             half* __restrict__ y) {
+  using Pair = decltype(tap_pair(acc, 0, 0, 0));
+#pragma unroll
+  for (int tile = 0; tile < 2; ++tile) {
+    Pair out[2][2][kNB];  // [row][col][n8 block j]
+#pragma unroll
+    for (int j = 0; j < kNB; ++j) {
+      Pair sum[4], dif[4];
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        const Pair m0 = tap_pair(acc, 4 * i, j, tile), m1 = tap_pair(acc, 4 * i + 1, j, tile);
+        const Pair m2 = tap_pair(acc, 4 * i + 2, j, tile), m3 = tap_pair(acc, 4 * i + 3, j, tile);
+        sum[i] = add(add(m0, m1), m2);
+        dif[i] = sub(sub(m1, m2), m3);
+      }
+      out[0][0][j] = add(add(sum[0], sum[1]), sum[2]);
+      out[1][0][j] = sub(sub(sum[1], sum[2]), sum[3]);
+      out[0][1][j] = add(add(dif[0], dif[1]), dif[2]);
+      out[1][1][j] = sub(sub(dif[1], dif[2]), dif[3]);
+    }
+    const int py = 2 * (o.y + tile), px = 2 * (o.z + g);
+#pragma unroll
+    for (int a = 0; a < 2; ++a)
+#pragma unroll
+      for (int b = 0; b < 2; ++b) {
+        if (kRagged && (py + a >= kH || px + b >= kW)) continue;
+        const long long at = y_index(o.x, py + a, px + b, channel);
+        uint32_t packed[4];
+        uint32_t res[4] = {};
+        if constexpr (kResidual) {
+          if constexpr (kNB == 4)
+            *reinterpret_cast<uint4*>(res) = __ldg(reinterpret_cast<const uint4*>(residual + at));
+          else
+            *reinterpret_cast<uint2*>(res) = __ldg(reinterpret_cast<const uint2*>(residual + at));
+        }
+#pragma unroll
+        for (int j = 0; j < kNB; ++j) {
+          if constexpr (kEpilogue) {
+            float2 v = to_float2(out[a][b][j]);
+            if constexpr (kBias) v = add(v, bias_pairs[j]);
+            if constexpr (kResidual) v = add(v, __half22float2(u2h(res[j])));
+            if constexpr (kRelu) v = make_float2(fmaxf(v.x, 0.f), fmaxf(v.y, 0.f));
+            packed[j] = h2u(__float22half2_rn(v));
+          } else {
+            packed[j] = h2u(to_half2(out[a][b][j]));
+          }
+        }
+        if constexpr (kNB == 4)
+          *reinterpret_cast<uint4*>(y + at) = make_uint4(packed[0], packed[1], packed[2], packed[3]);
+        else
+          *reinterpret_cast<uint2*>(y + at) = make_uint2(packed[0], packed[1]);
+      }
+  }
+}
+
+__device__ __forceinline__ void forward(const half* __restrict__ x, const half* __restrict__ U,
+                                        const half* __restrict__ bias,
+                                        const half* __restrict__ residual, half* __restrict__ y) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  half* Us = reinterpret_cast<half*>(smem);
+  const int k_block = blockIdx.y * kBlockK;
+  constexpr int kPieces = kC / 8;  // 16-byte pieces per U row
+  for (int i = threadIdx.x; i < 16 * kBlockK * kPieces; i += kThreads) {
+    const int row = i / kPieces, piece = i % kPieces;  // row = tap * kBlockK + channel
+    const int tap = row / kBlockK, k = row % kBlockK;
+    *reinterpret_cast<uint4*>(Us + row * kRow + piece * 8) =
+        __ldg(reinterpret_cast<const uint4*>(U + ((long long)tap * kK + k_block + k) * kC) +
+              piece);
+  }
+
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const int group = warp / kKSlices, kslice = warp % kKSlices, tid = kslice * 32 + lane;
+  const int g = lane >> 2, q = lane & 3;
+  // ldmatrix.x4: lanes 8i .. 8i+7 address matrix i = (n8 block i / 2, k half i % 2).
+  const uint32_t b_base = (uint32_t)__cvta_generic_to_shared(Us) +
+                          2u * (uint32_t)((kslice * kWarpK + (lane >> 4) * 8 + (lane & 7)) * kRow +
+                                          ((lane >> 3) & 1) * 8);
+  const int channel = k_block + kslice * kWarpK + 2 * kNB * q;
+  float2 bias_pairs[kNB];
+#pragma unroll
+  for (int j = 0; j < kNB; ++j)
+    bias_pairs[j] = kBias ? __half22float2(u2h(__ldg(reinterpret_cast<const unsigned*>(
+                                bias + channel + 2 * j))))
+                          : make_float2(0.f, 0.f);
+
+  half* patch = Us + kUHalves + group * 2 * kPatchHalves;
+  const half* xb = patch + 2 * g * kPix + 4 * q;
+  const int stride = gridDim.x * kGroups;
+  int tile_group = blockIdx.x * kGroups + group;
+  stage_half(patch, x, group_origin(tile_group), 0, tile_group < kTileGroups, tid);
+  stage_half(patch + kPatchHalves, x, group_origin(tile_group), 1, tile_group < kTileGroups, tid);
+  __syncthreads();  // U staged
+
+  for (; tile_group < kTileGroups; tile_group += stride) {
+    const int3 o = group_origin(tile_group), next = group_origin(tile_group + stride);
+    const bool has_next = tile_group + stride < kTileGroups;
+    Acc acc[16][kNB][kAccRegs];
+#pragma unroll
+    for (int t = 0; t < 16; ++t)
+#pragma unroll
+      for (int j = 0; j < kNB; ++j)
+#pragma unroll
+        for (int r = 0; r < kAccRegs; ++r) acc[t][j][r] = Acc(0);
+    wait_older_half(group);
+    channel_half<0>(acc, xb, b_base, std::make_integer_sequence<int, kStepsPerHalf>{});
+    group_barrier(group);  // half 0 read by every warp of the group: load the next group's
+    stage_half(patch, x, next, 0, has_next, tid);
+    wait_older_half(group);
+    channel_half<1>(acc, xb, b_base, std::make_integer_sequence<int, kStepsPerHalf>{});
+    group_barrier(group);
+    stage_half(patch + kPatchHalves, x, next, 1, has_next, tid);
+    otrans_store(acc, o, g, channel, bias_pairs, residual, y);
+  }
+}
+
+}  // namespace wino_lane
+
+// U = G g G^T per (k, c), stored [tap][k logical][c logical] in fp16.
+__global__ void wino_lane_ktrans(const half* __restrict__ w, half* __restrict__ U) {
+  using namespace wino_lane;
+  const int idx = blockIdx.x * blockDim.x + threadIdx.x;
+  if (idx >= kK * kC) return;
+  const int k = idx % kK, c = idx / kK;
+  const float G[4][3] = {{1.f, 0.f, 0.f}, {.5f, .5f, .5f}, {.5f, -.5f, .5f}, {0.f, 0.f, 1.f}};
+  float g[3][3];
+  for (int r = 0; r < 3; ++r)
+    for (int s = 0; s < 3; ++s) g[r][s] = __half2float(w[((r * 3 + s) * kC + c) * kK + k]);
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j) {
+      float u = 0.f;
+      for (int r = 0; r < 3; ++r)
+        for (int s = 0; s < 3; ++s) u += G[i][r] * g[r][s] * G[j][s];
+      U[((i * 4 + j) * kK + k_logical(k)) * kC + c_logical(c)] = __float2half_rn(u);
+    }
+}
+
+__global__ void __launch_bounds__(wino_lane::kThreads, 1)
+    wino_lane_forward({{FORWARD_PARAMS}}) {
+  wino_lane::forward(x, U, {{BIAS_ARG}}, {{RESIDUAL_ARG}}, y);
+}

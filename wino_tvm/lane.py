@@ -1,0 +1,54 @@
+"""The lane-layout full kernel for one workload and config: templates/lane_layout.cu filled,
+its U workspace and its two launches (KTrans, forward). TVM-free."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .config import KernelConfig
+from .harness import Launch, Workspace, fill_template
+from .workload import Conv2dWorkload
+
+TEMPLATE_PATH = Path(__file__).resolve().parents[1] / "templates" / "lane_layout.cu"
+KTRANS_THREADS = 256
+
+
+@dataclass(frozen=True)
+class LaneKernels:
+    """What the harness needs: the filled source, U, and the weight and forward launches."""
+
+    source: str
+    workspaces: tuple[Workspace, ...]
+    weight_launches: tuple[Launch, ...]
+    forward_launches: tuple[Launch, ...]
+
+
+def lane_kernels(wl: Conv2dWorkload, cfg: KernelConfig) -> LaneKernels:
+    """Fill the template for wl and cfg (cfg.lane; cfg.validate(wl) first)."""
+    cfg.validate(wl)
+    epilogue = {op: op in wl.epilogue for op in ("bias", "residual", "relu")}
+    inputs = [name for name in ("bias", "residual") if epilogue[name]]
+    params = ["const half* __restrict__ x", "const half* __restrict__ U",
+              *(f"const half* __restrict__ {name}" for name in inputs), "half* __restrict__ y"]
+    source = fill_template(TEMPLATE_PATH.read_text(), {
+        "CONFIG": cfg.name(wl),
+        "N": str(wl.n), "H": str(wl.h), "W": str(wl.w), "C": str(wl.c), "K": str(wl.k),
+        "WARP_K": str(cfg.tb_n), "K_SLICES": str(cfg.k_split), "GROUPS": str(cfg.groups),
+        "F32_ACC": str(wl.accum == "fp32").lower(),
+        **{op.upper(): str(on).lower() for op, on in epilogue.items()},
+        "SMEM_BYTES": str(cfg.smem_bytes(wl)),
+        "FORWARD_PARAMS": ", ".join(params),
+        "BIAS_ARG": "bias" if epilogue["bias"] else "nullptr",
+        "RESIDUAL_ARG": "residual" if epilogue["residual"] else "nullptr",
+    })
+    u_count = wl.alpha * wl.alpha * wl.k * wl.c
+    ktrans = Launch("wino_lane_ktrans", (-(-wl.k * wl.c // KTRANS_THREADS), 1, 1),
+                    (KTRANS_THREADS, 1, 1), 0, ("w", "U"))
+    # grid.x counts block-sized sets of tile groups; persistent: the harness launches as many
+    # as stay resident and the kernel loops over the rest.
+    forward = Launch("wino_lane_forward",
+                     (-(-cfg.lane_tile_groups(wl) // cfg.groups), cfg.lane_channel_blocks(wl), 1),
+                     (cfg.threads(wl), 1, 1), cfg.smem_bytes(wl), ("x", "U", *inputs, "y"),
+                     persistent=True)
+    return LaneKernels(source, (Workspace("U", "half", u_count),), (ktrans,), (forward,))
