@@ -1,0 +1,180 @@
+"""The lane-layout kernel (templates/lane_layout.cu via wino_tvm.lane): its config's grammar and
+checks, the filled source and launches, nvcc (every variant class, no spills) and, on a GPU,
+correctness against the harness's float64 reference. TVM-free, so it also runs on the GPU
+machine."""
+
+from __future__ import annotations
+
+import re
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from wino_tvm.build import main as build_main
+from wino_tvm.config import KNOWN_DEVICES, LANE_FRAGMENT, KernelConfig
+from wino_tvm.errors import NoGpu, NvccNotFound, WinoError
+from wino_tvm.harness import HarnessSpec, write_artifact
+from wino_tvm.lane import lane_kernels
+from wino_tvm.runner import compile_check, compile_program, detect_arch, find_nvcc, run_program
+from wino_tvm.tolerance import rel_l2_tolerance
+from wino_tvm.workload import Conv2dWorkload
+
+H100 = KNOWN_DEVICES["h100"]
+ALL = ("bias", "residual", "relu")
+
+
+def lane_cfg(tb_n: int = 32, k_split: int = 2, groups: int = 4, c: int = 64) -> KernelConfig:
+    return KernelConfig(16, tb_n, c, *LANE_FRAGMENT, "full", persist=True, groups=groups,
+                        k_split=k_split, lane=True)
+
+
+def fp16(*shape: int, accum: str = "fp16", epilogue: tuple[str, ...] = ()) -> Conv2dWorkload:
+    return Conv2dWorkload(*shape, dtype="fp16", m=2, accum=accum, epilogue=epilogue)
+
+
+def test_name_round_trips_and_lane_needs_pb() -> None:
+    wl, cfg = fp16(1, 224, 224, 64, 64), lane_cfg()
+    name = cfg.name(wl)
+    assert name == "fp16-fp16-m2-tbm16-tbn32-tbk64-frag16x8x16-full-vec16-pad16-pb-lane-g4-ks2"
+    assert KernelConfig.parse(name) == ({"dtype": "fp16", "accum": "fp16", "m": 2}, cfg)
+    with pytest.raises(WinoError, match="not a wino-tvm config name"):
+        KernelConfig.parse(name.replace("-pb-lane", "-lane"))
+    # g and ks together are the lane kernel's grammar only
+    with pytest.raises(WinoError, match="not a wino-tvm config name"):
+        KernelConfig.parse(name.replace("-lane", ""))
+
+
+@pytest.mark.parametrize("wl, cfg, message", [
+    (Conv2dWorkload(1, 56, 56, 64, 64, dtype="int8", m=2), lane_cfg(),
+     "fp16 in and out and m=2, not int8"),
+    (Conv2dWorkload(1, 56, 56, 64, 64, dtype="fp16", m=4, accum="fp16"), lane_cfg(), "m=4"),
+    (fp16(1, 56, 56, 48, 64), lane_cfg(c=48), "C=48 must be a multiple of 32"),
+    (fp16(1, 56, 56, 64, 64, accum="fp32"), lane_cfg(), "with fp32 accumulators one of (16,)"),
+    (fp16(1, 56, 56, 64, 96), lane_cfg(), "K=96 must be a multiple of tb_n x k_split"),
+    (fp16(1, 56, 56, 64, 64), lane_cfg(16, 4, 4), "must be 1 to 8"),
+    (fp16(1, 56, 56, 64, 64), lane_cfg(c=32), "tb_k=C=64"),
+    (fp16(1, 56, 56, 64, 64), lane_cfg().with_(ot_channels=2), "no other knobs"),
+    (fp16(1, 28, 28, 256, 256), lane_cfg(32, 2, 4, 256), "exceeds NVIDIA H100's"),
+])
+def test_problems_name_the_fix(wl: Conv2dWorkload, cfg: KernelConfig, message: str) -> None:
+    problems = "; ".join(cfg.problems(wl, H100))
+    assert message in problems
+
+
+def test_cli_refuses_bad_input_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert build_main(["--dtype", "int8", "--lane", "--m", "2", "--tb-n", "32",
+                       "--shape", "1,56,56,64,64", "--no-run"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: config ") and "fp16 in and out" in err
+    assert "Traceback" not in err
+
+
+def test_filled_source_and_launches() -> None:
+    wl, cfg = fp16(3, 7, 9, 64, 64, epilogue=("bias", "relu")), lane_cfg()
+    kernels = lane_kernels(wl, cfg)
+    assert not re.search(r"\{\{[A-Z0-9_]+\}\}", kernels.source)
+    assert "constexpr bool kBias = true, kResidual = false, kRelu = true;" in kernels.source
+    assert f"static_assert(kSmemBytes == {cfg.smem_bytes(wl)}" in kernels.source
+    (ktrans,), (forward,) = kernels.weight_launches, kernels.forward_launches
+    assert ktrans.args == ("w", "U") and ktrans.grid[0] * ktrans.block[0] >= 64 * 64
+    # 3 images x 2 x 1 tile groups over 4 groups per block; one K block of 64 channels
+    assert forward.grid == (2, 1, 1) and forward.block == (256, 1, 1) and forward.persistent
+    assert forward.args == ("x", "U", "bias", "y")
+    assert forward.shared_bytes == cfg.smem_bytes(wl) == 2 * (16 * 64 * 72 + 4 * 2 * 108 * 40)
+    assert [ws.count for ws in kernels.workspaces] == [16 * 64 * 64]
+
+
+def test_space_offers_lane_configs_only_where_they_apply() -> None:
+    from wino_tvm.tune.space import config_space
+
+    for wl, expect in ((fp16(1, 224, 224, 64, 64), True), (fp16(1, 56, 56, 256, 256), False),
+                       (Conv2dWorkload(1, 224, 224, 64, 64, dtype="int8", m=2), False)):
+        space, _ = config_space(wl, H100)
+        lane = [c for c in space if c.cfg.lane]
+        assert bool(lane) == expect
+        assert all(c.cfg.problems(c.wl, H100) == [] for c in lane)
+
+
+def _have_nvcc() -> bool:
+    try:
+        find_nvcc()
+    except NvccNotFound:
+        return False
+    return True
+
+
+needs_nvcc = pytest.mark.skipif(not _have_nvcc(), reason="nvcc not found")
+# Every class of variant: both accumulators and warp widths, the whole epilogue, images that
+# end inside a tile group, C = 128 with K blocks, and a single warp per block.
+VARIANTS = {
+    "fp16_w32": (fp16(1, 64, 64, 64, 64), lane_cfg()),
+    "fp16_w32_epilogue_ragged": (fp16(3, 7, 9, 64, 64, epilogue=ALL), lane_cfg(32, 1, 8)),
+    "fp32_w16_epilogue": (fp16(2, 30, 34, 64, 64, accum="fp32", epilogue=ALL),
+                          lane_cfg(16, 2, 4)),
+    "fp16_c128_kblocks": (fp16(2, 14, 14, 128, 128, epilogue=("residual",)),
+                          lane_cfg(16, 2, 2, 128)),
+    "fp32_c128_one_warp": (fp16(1, 9, 40, 128, 64, accum="fp32", epilogue=("bias",)),
+                           lane_cfg(16, 1, 1, 128)),
+}
+
+
+def _spec(wl: Conv2dWorkload, cfg: KernelConfig) -> HarnessSpec:
+    kernels = lane_kernels(wl, cfg)
+    return HarnessSpec(wl.n, wl.h, wl.w, wl.c, wl.k, wl.dtype, wl.m, cfg.fusion, cfg.name(wl),
+                       "test", rel_l2_tolerance(wl), kernels.source, kernels.workspaces,
+                       kernels.weight_launches, kernels.forward_launches, wl.epilogue, wl.out)
+
+
+@pytest.fixture(scope="module")
+def artifacts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("lane")
+    dirs = {}
+    for name, (wl, cfg) in VARIANTS.items():
+        dirs[name] = root / name
+        write_artifact(_spec(wl, cfg), dirs[name])
+    return dirs
+
+
+@pytest.mark.nvcc
+@needs_nvcc
+def test_every_variant_compiles_without_spills(artifacts: dict[str, Path]) -> None:
+    with ThreadPoolExecutor(2) as pool:
+        reports = dict(zip(artifacts, pool.map(
+            lambda d: compile_check(d, archs=("sm_80", "sm_90")), artifacts.values()),
+            strict=True))
+    for name, report in reports.items():
+        for arch, lines in report.items():
+            # ptxas reports each kernel's spills, then its registers; the forward kernel keeps
+            # 128 registers of accumulators, and a spill there would cost it most.
+            found = re.search(r"wino_lane_forward.*?(\d+) bytes spill stores, (\d+) bytes spill "
+                              r"loads.*?Used (\d+) registers", "\n".join(lines), re.S)
+            assert found, (name, arch, lines)
+            assert found.group(1, 2) == ("0", "0") and int(found.group(3)) <= 255, (name, arch)
+
+
+def _gpu_arch() -> str | None:
+    try:
+        return detect_arch()
+    except (NoGpu, NvccNotFound):
+        return None
+
+
+@pytest.fixture(scope="module")
+def binaries(artifacts: dict[str, Path]) -> dict[str, Path]:
+    """Every variant built for this machine's GPU, in parallel (nvcc is the slow part)."""
+    arch = _gpu_arch()
+    with ThreadPoolExecutor(len(artifacts)) as pool:
+        return dict(zip(artifacts, pool.map(lambda d: compile_program(d, arch),
+                                            artifacts.values()), strict=True))
+
+
+@pytest.mark.gpu
+@needs_nvcc
+@pytest.mark.skipif(_gpu_arch() is None, reason="no NVIDIA GPU")
+@pytest.mark.parametrize("name", sorted(VARIANTS))
+def test_variant_is_correct_on_gpu(binaries: dict[str, Path], name: str) -> None:
+    record = run_program(binaries[name], ["--checks", "2", "--warmup", "2", "--iters", "5"],
+                         timeout_s=300)
+    assert record["correct"] is True and record["nonfinite"] == 0
+    assert 0 < record["rel_l2_err"] < record["tolerance"]
