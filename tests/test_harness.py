@@ -11,11 +11,12 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from toolchain import gpu_arch, needs_nvcc
 
 from wino_tvm import harness
-from wino_tvm.errors import NoGpu, NvccNotFound, WinoError
+from wino_tvm.errors import WinoError
 from wino_tvm.harness import HarnessSpec, Launch, Workspace, render_harness, write_artifact
-from wino_tvm.runner import compile_check, compile_program, detect_arch, find_nvcc, run_program
+from wino_tvm.runner import compile_check, compile_program, run_program
 
 N, H, W, C, K = 2, 8, 8, 16, 32
 # What TVM's CUDA preamble does that could bite the harness code after it.
@@ -313,15 +314,6 @@ def test_write_artifact_rejects_bad_extra_names(tmp_path: Path, name: str) -> No
 
 # ---- building with nvcc (no GPU needed) ------------------------------------------------------
 
-def _have_nvcc() -> bool:
-    try:
-        find_nvcc()
-    except NvccNotFound:
-        return False
-    return True
-
-
-needs_nvcc = pytest.mark.skipif(not _have_nvcc(), reason="nvcc not found")
 # Each arch and each dtype once, int8 also with an int8 y, fp16 also launched persistent; the
 # harness's own code must be warning-free. name -> (dtype, out, arch, persistent)
 BUILDS = {"fp16": ("fp16", "", "sm_80", False), "int8": ("int8", "", "sm_90", False),
@@ -371,16 +363,9 @@ def test_compile_check_reports_resources(tmp_path: Path) -> None:
     assert any("registers" in line for line in report["sm_90"])
 
 
-def _gpu_arch() -> str | None:
-    try:
-        return detect_arch()
-    except NoGpu:
-        return None
-
-
 @pytest.mark.nvcc
 @needs_nvcc
-@pytest.mark.skipif(_gpu_arch() is not None, reason="a GPU is present")
+@pytest.mark.skipif(gpu_arch() is not None, reason="a GPU is present")
 def test_program_fails_cleanly_without_gpu(built: dict[str, Path]) -> None:
     with pytest.raises(WinoError, match="CUDA error"):
         run_program(built["fp16"], ["--no-time"], timeout_s=60)
@@ -395,10 +380,10 @@ RECORD_KEYS = {
 
 @pytest.mark.gpu
 @needs_nvcc
-@pytest.mark.skipif(_gpu_arch() is None, reason="no NVIDIA GPU")
+@pytest.mark.skipif(gpu_arch() is None, reason="no NVIDIA GPU")
 @pytest.mark.parametrize("name", sorted(BUILDS))
 def test_program_on_gpu(tmp_path: Path, name: str) -> None:
-    arch = _gpu_arch()
+    arch = gpu_arch()
     dtype, out, _, persistent = BUILDS[name]
     write_artifact(make_spec(dtype, shared_bytes=64 * 1024, out=out, persistent=persistent),
                    tmp_path / "good")

@@ -10,13 +10,14 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from toolchain import gpu_arch, needs_nvcc
 
 from wino_tvm.build import main as build_main
 from wino_tvm.config import KNOWN_DEVICES, LANE_FRAGMENT, KernelConfig
-from wino_tvm.errors import NoGpu, NvccNotFound, WinoError
+from wino_tvm.errors import WinoError
 from wino_tvm.harness import HarnessSpec, write_artifact
 from wino_tvm.lane import lane_kernels
-from wino_tvm.runner import compile_check, compile_program, detect_arch, find_nvcc, run_program
+from wino_tvm.runner import compile_check, compile_program, run_program
 from wino_tvm.tolerance import rel_l2_tolerance
 from wino_tvm.workload import Conv2dWorkload
 
@@ -96,15 +97,6 @@ def test_space_offers_lane_configs_only_where_they_apply() -> None:
         assert all(c.cfg.problems(c.wl, H100) == [] for c in lane)
 
 
-def _have_nvcc() -> bool:
-    try:
-        find_nvcc()
-    except NvccNotFound:
-        return False
-    return True
-
-
-needs_nvcc = pytest.mark.skipif(not _have_nvcc(), reason="nvcc not found")
 # Every class of variant: both accumulators and warp widths, the whole epilogue, images that
 # end inside a tile group, C = 128 with K blocks, and a single warp per block.
 VARIANTS = {
@@ -153,17 +145,10 @@ def test_every_variant_compiles_without_spills(artifacts: dict[str, Path]) -> No
             assert found.group(1, 2) == ("0", "0") and int(found.group(3)) <= 255, (name, arch)
 
 
-def _gpu_arch() -> str | None:
-    try:
-        return detect_arch()
-    except (NoGpu, NvccNotFound):
-        return None
-
-
 @pytest.fixture(scope="module")
 def binaries(artifacts: dict[str, Path]) -> dict[str, Path]:
     """Every variant built for this machine's GPU, in parallel (nvcc is the slow part)."""
-    arch = _gpu_arch()
+    arch = gpu_arch()
     with ThreadPoolExecutor(len(artifacts)) as pool:
         return dict(zip(artifacts, pool.map(lambda d: compile_program(d, arch),
                                             artifacts.values()), strict=True))
@@ -171,7 +156,7 @@ def binaries(artifacts: dict[str, Path]) -> dict[str, Path]:
 
 @pytest.mark.gpu
 @needs_nvcc
-@pytest.mark.skipif(_gpu_arch() is None, reason="no NVIDIA GPU")
+@pytest.mark.skipif(gpu_arch() is None, reason="no NVIDIA GPU")
 @pytest.mark.parametrize("name", sorted(VARIANTS))
 def test_variant_is_correct_on_gpu(binaries: dict[str, Path], name: str) -> None:
     record = run_program(binaries[name], ["--checks", "2", "--warmup", "2", "--iters", "5"],

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 
 from reconstructor.barriers import barrier_sites, remove_barriers
@@ -14,7 +14,7 @@ from reconstructor.pipeline import reconstruct
 from .codegen import Prototype, generate
 from .config import KernelConfig
 from .errors import WinoError
-from .harness import HarnessSpec, Launch, Workspace, write_artifact
+from .harness import HarnessSpec, Kernels, Launch, Workspace, write_artifact
 from .lane import lane_kernels
 from .schedule import scheduled_module
 from .tolerance import rel_l2_tolerance
@@ -77,20 +77,12 @@ def drop_barriers(source: str, labels: list[str]) -> str:
     return remove_barriers(source, chosen)
 
 
-@dataclass(frozen=True)
-class _Kernels:
-    """What a generator hands the harness, and what config.json records of how it got there."""
-
-    source: str
-    workspaces: tuple[Workspace, ...]
-    weight: tuple[Launch, ...]
-    forward: tuple[Launch, ...]
-    record: dict
-    files: dict[str, str]
+# A generator's kernels, what config.json records of how it got them, and its extra files.
+Generated = tuple[Kernels, dict, dict[str, str]]
 
 
 def _tvm_kernels(wl: Conv2dWorkload, cfg: KernelConfig, arch: str, log,
-                 dropped_barriers: tuple[str, ...]) -> _Kernels:
+                 dropped_barriers: tuple[str, ...]) -> Generated:
     """TVM prototype -> reconstructor (every config but lane)."""
     log(f"[1/3] TVM: schedule {cfg.name(wl)} and generate CUDA for {arch}")
     prototype: Prototype = generate(scheduled_module(wl, cfg), arch)
@@ -110,12 +102,12 @@ def _tvm_kernels(wl: Conv2dWorkload, cfg: KernelConfig, arch: str, log,
         "removed_barriers": [*rebuilt.removed_barriers,
                              *(f"{b} deleted (--drop-barrier)" for b in dropped_barriers)],
     }
-    return _Kernels(kernels, workspaces(wl, cfg, weight + forward), weight, forward, record,
-                    {PROTOTYPE_FILE: prototype.source})
+    return (Kernels(kernels, workspaces(wl, cfg, weight + forward), weight, forward), record,
+            {PROTOTYPE_FILE: prototype.source})
 
 
 def _lane_kernels(wl: Conv2dWorkload, cfg: KernelConfig, log,
-                  dropped_barriers: tuple[str, ...]) -> _Kernels:
+                  dropped_barriers: tuple[str, ...]) -> Generated:
     """templates/lane_layout.cu filled (no TVM prototype: wino_tvm.lane says why)."""
     if dropped_barriers:
         raise WinoError("--drop-barrier applies to TVM-generated kernels, not to lane configs: "
@@ -128,8 +120,7 @@ def _lane_kernels(wl: Conv2dWorkload, cfg: KernelConfig, log,
         "forward_launches": [asdict(launch) for launch in lane.forward_launches],
         "removed_barriers": [],
     }
-    return _Kernels(lane.source, lane.workspaces, lane.weight_launches, lane.forward_launches,
-                    record, {})
+    return lane, record, {}
 
 
 def build_artifact(
@@ -144,14 +135,14 @@ def build_artifact(
     returns out_dir/program.cu."""
     cfg.validate(wl)
     if cfg.lane:
-        kernels = _lane_kernels(wl, cfg, log, dropped_barriers)
+        kernels, record, files = _lane_kernels(wl, cfg, log, dropped_barriers)
     else:
-        kernels = _tvm_kernels(wl, cfg, arch, log, dropped_barriers)
+        kernels, record, files = _tvm_kernels(wl, cfg, arch, log, dropped_barriers)
     log(f"[{2 if cfg.lane else 3}/{2 if cfg.lane else 3}] harness: write {out_dir}")
     spec = HarnessSpec(
         wl.n, wl.h, wl.w, wl.c, wl.k, wl.dtype, wl.m, cfg.fusion, cfg.name(wl), commit_id(),
-        rel_l2_tolerance(wl), kernels.source, kernels.workspaces, kernels.weight,
-        kernels.forward, wl.epilogue, wl.out,
+        rel_l2_tolerance(wl), kernels.source, kernels.workspaces, kernels.weight_launches,
+        kernels.forward_launches, wl.epilogue, wl.out,
     )
     config = {
         "config": cfg.name(wl),
@@ -164,11 +155,11 @@ def build_artifact(
         "knobs": cfg.as_dict(),
         "arch": arch,
         "tolerance_rel_l2": spec.tolerance,
-        **kernels.record,
+        **record,
         "commit": spec.commit,
     }
     return write_artifact(spec, out_dir, {
-        **kernels.files,
+        **files,
         RECONSTRUCTED_FILE: kernels.source,
         CONFIG_FILE: json.dumps(config, indent=2) + "\n",
     })

@@ -106,6 +106,16 @@ class Workspace:
 
 
 @dataclass(frozen=True)
+class Kernels:
+    """A generator's output for the harness: the source, its buffers and its launch lists."""
+
+    source: str
+    workspaces: tuple[Workspace, ...]
+    weight_launches: tuple[Launch, ...]
+    forward_launches: tuple[Launch, ...]
+
+
+@dataclass(frozen=True)
 class HarnessSpec:
     """Everything the benchmark program needs: workload, kernels, buffers and launch lists."""
 

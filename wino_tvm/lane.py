@@ -3,28 +3,17 @@ its U workspace and its two launches (KTrans, forward). TVM-free."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from .config import KernelConfig
-from .harness import Launch, Workspace, fill_template
+from .harness import Kernels, Launch, Workspace, fill_template
 from .workload import Conv2dWorkload
 
 TEMPLATE_PATH = Path(__file__).resolve().parents[1] / "templates" / "lane_layout.cu"
 KTRANS_THREADS = 256
 
 
-@dataclass(frozen=True)
-class LaneKernels:
-    """What the harness needs: the filled source, U, and the weight and forward launches."""
-
-    source: str
-    workspaces: tuple[Workspace, ...]
-    weight_launches: tuple[Launch, ...]
-    forward_launches: tuple[Launch, ...]
-
-
-def lane_kernels(wl: Conv2dWorkload, cfg: KernelConfig) -> LaneKernels:
+def lane_kernels(wl: Conv2dWorkload, cfg: KernelConfig) -> Kernels:
     """Fill the template for wl and cfg (cfg.lane; cfg.validate(wl) first)."""
     cfg.validate(wl)
     epilogue = {op: op in wl.epilogue for op in ("bias", "residual", "relu")}
@@ -51,4 +40,4 @@ def lane_kernels(wl: Conv2dWorkload, cfg: KernelConfig) -> LaneKernels:
                      (-(-cfg.lane_tile_groups(wl) // cfg.groups), cfg.lane_channel_blocks(wl), 1),
                      (cfg.threads(wl), 1, 1), cfg.smem_bytes(wl), ("x", "U", *inputs, "y"),
                      persistent=True)
-    return LaneKernels(source, (Workspace("U", "half", u_count),), (ktrans,), (forward,))
+    return Kernels(source, (Workspace("U", "half", u_count),), (ktrans,), (forward,))
