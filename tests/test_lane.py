@@ -54,6 +54,8 @@ def test_name_round_trips_and_lane_needs_pb() -> None:
     (fp16(1, 56, 56, 64, 64, accum="fp32"), lane_cfg(), "with fp32 accumulators one of (16,)"),
     (fp16(1, 56, 56, 64, 96), lane_cfg(), "K=96 must be a multiple of tb_n x k_split"),
     (fp16(1, 56, 56, 64, 64), lane_cfg(16, 4, 4), "must be 1 to 8"),
+    (fp16(1, 56, 56, 64, 64), lane_cfg(16, 0, 4), "(4 x 0) must be 1 to 8"),
+    (fp16(1, 56, 56, 64, 64), lane_cfg(0, 2, 4), "tb_n=0 output channels per warp"),
     (fp16(1, 56, 56, 64, 64), lane_cfg(c=32), "tb_k=C=64"),
     (fp16(1, 56, 56, 64, 64), lane_cfg().with_(ot_channels=2), "no other knobs"),
     (fp16(1, 28, 28, 256, 256), lane_cfg(32, 2, 4, 256), "exceeds NVIDIA H100's"),

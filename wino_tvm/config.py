@@ -307,13 +307,13 @@ class KernelConfig:
                        f"accumulators one of {warp_channels}")
         if wl.c % 32:
             out.append(f"lane: C={wl.c} must be a multiple of 32 (two halves of 16-channel steps)")
-        if wl.k % (self.tb_n * self.k_split):
-            out.append(f"lane: K={wl.k} must be a multiple of tb_n x k_split "
-                       f"({self.tb_n} x {self.k_split})")
         if not (self.groups >= 1 and self.k_split >= 1
                 and self.threads(wl) <= LANE_MAX_THREADS):
             out.append(f"lane: groups x k_split warps ({self.groups} x {self.k_split}) must be "
                        f"1 to {LANE_MAX_THREADS // WARP_SIZE}")
+        elif self.tb_n > 0 and wl.k % (self.tb_n * self.k_split):
+            out.append(f"lane: K={wl.k} must be a multiple of tb_n x k_split "
+                       f"({self.tb_n} x {self.k_split})")
         return out
 
     def _staging_bytes(self, wl: Conv2dWorkload) -> int:
