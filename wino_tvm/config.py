@@ -80,9 +80,10 @@ PIPELINE_REGISTER_HEADROOM = 32
 LANE_FRAGMENT = (16, 8, 16)
 LANE_TILES = 16
 LANE_WARP_CHANNELS = {"fp16": (16, 32), "fp32": (16,)}  # accumulators: 128 registers at most
-# Its accumulators take 128 registers and its transform ~80 more (212 on the H100 with nvcc
-# 13): 8 warps per SM is what 255 registers per thread leave.
-LANE_MAX_THREADS = 256
+# Registers a lane-kernel thread needs beside its accumulators (ptxas, nvcc 13: 212 with 128
+# accumulator registers, 140-142 with 64): a block gets as many warps as the register file
+# holds at that count.
+LANE_OTHER_REGISTERS = 84
 LANE_PATCH_PIXELS = 6 * 18  # a tile group's input: 2 x 8 tiles of 4 x 4 pixels
 
 
@@ -289,6 +290,12 @@ class KernelConfig:
         """The lane kernel's blocks along K (grid.y): tb_n x k_split channels each."""
         return wl.k // (self.tb_n * self.k_split)
 
+    def lane_max_warps(self, wl: Conv2dWorkload) -> int:
+        """Warps per lane block the register file holds: accumulators plus
+        LANE_OTHER_REGISTERS per thread."""
+        per_thread = self.accumulator_registers(wl) + LANE_OTHER_REGISTERS
+        return REGISTER_FILE // (per_thread * WARP_SIZE)
+
     def _lane_problems(self, wl: Conv2dWorkload) -> list[str]:
         """Every reason the lane-layout kernel cannot run this workload (empty when it can)."""
         out = []
@@ -307,10 +314,11 @@ class KernelConfig:
                        f"accumulators one of {warp_channels}")
         if wl.c % 32:
             out.append(f"lane: C={wl.c} must be a multiple of 32 (two halves of 16-channel steps)")
+        most = self.lane_max_warps(wl)
         if not (self.groups >= 1 and self.k_split >= 1
-                and self.threads(wl) <= LANE_MAX_THREADS):
+                and self.threads(wl) <= most * WARP_SIZE):
             out.append(f"lane: groups x k_split warps ({self.groups} x {self.k_split}) must be "
-                       f"1 to {LANE_MAX_THREADS // WARP_SIZE}")
+                       f"1 to {most} (the registers of {most} warps fill the register file)")
         elif self.tb_n > 0 and wl.k % (self.tb_n * self.k_split):
             out.append(f"lane: K={wl.k} must be a multiple of tb_n x k_split "
                        f"({self.tb_n} x {self.k_split})")

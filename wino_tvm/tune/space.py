@@ -101,7 +101,7 @@ class Axes:
     # block from lane_groups, tb_k from tb_k (it must be C); the rest is fixed. Only where the
     # fusions include full (it is a full kernel).
     lane: tuple[bool, ...] = (False, True)
-    lane_groups: tuple[int, ...] = (1, 2, 3, 4, 6, 8)
+    lane_groups: tuple[int, ...] = (1, 2, 3, 4, 6, 8, 10, 12)
 
     def configs(self) -> Iterator[KernelConfig]:
         for (tbm, tbn, tbk, frag, fusion, vec, pad, u_smem, persist, groups,
