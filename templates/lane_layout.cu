@@ -233,15 +233,15 @@ __device__ __forceinline__ void stage_half(half* buffer, const half* __restrict_
   asm volatile("cp.async.commit_group;");
 }
 
+__device__ __forceinline__ void group_barrier(int group) {
+  asm volatile("bar.sync %0, %1;" ::"r"(1 + group), "r"(kKSlices * 32));
+}
+
 // Both halves staged but the last one: this thread's copies of the older half have landed;
 // then the group's barrier makes every thread's copies visible.
 __device__ __forceinline__ void wait_older_half(int group) {
   asm volatile("cp.async.wait_group 1;");
-  asm volatile("bar.sync %0, %1;" ::"r"(1 + group), "r"(kKSlices * 32));
-}
-
-__device__ __forceinline__ void group_barrier(int group) {
-  asm volatile("bar.sync %0, %1;" ::"r"(1 + group), "r"(kKSlices * 32));
+  group_barrier(group);
 }
 
 // One lane's 2 kNB channels of an output pixel, one 16- or 8-byte store. In asm: from C++, nvcc

@@ -15,10 +15,9 @@ from toolchain import gpu_arch, needs_nvcc
 from wino_tvm.build import main as build_main
 from wino_tvm.config import KNOWN_DEVICES, LANE_FRAGMENT, KernelConfig
 from wino_tvm.errors import WinoError
-from wino_tvm.harness import HarnessSpec, write_artifact
+from wino_tvm.harness import workload_spec, write_artifact
 from wino_tvm.lane import lane_kernels
 from wino_tvm.runner import compile_check, compile_program, run_program
-from wino_tvm.tolerance import rel_l2_tolerance
 from wino_tvm.workload import Conv2dWorkload
 
 H100 = KNOWN_DEVICES["h100"]
@@ -114,20 +113,14 @@ VARIANTS = {
 }
 
 
-def _spec(wl: Conv2dWorkload, cfg: KernelConfig) -> HarnessSpec:
-    kernels = lane_kernels(wl, cfg)
-    return HarnessSpec(wl.n, wl.h, wl.w, wl.c, wl.k, wl.dtype, wl.m, cfg.fusion, cfg.name(wl),
-                       "test", rel_l2_tolerance(wl), kernels.source, kernels.workspaces,
-                       kernels.weight_launches, kernels.forward_launches, wl.epilogue, wl.out)
-
-
 @pytest.fixture(scope="module")
 def artifacts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("lane")
     dirs = {}
     for name, (wl, cfg) in VARIANTS.items():
         dirs[name] = root / name
-        write_artifact(_spec(wl, cfg), dirs[name])
+        write_artifact(workload_spec(wl, cfg.fusion, cfg.name(wl), "test", lane_kernels(wl, cfg)),
+                       dirs[name])
     return dirs
 
 

@@ -14,10 +14,9 @@ from reconstructor.pipeline import reconstruct
 from .codegen import Prototype, generate
 from .config import KernelConfig
 from .errors import WinoError
-from .harness import HarnessSpec, Kernels, Launch, Workspace, write_artifact
+from .harness import Kernels, Launch, Workspace, workload_spec, write_artifact
 from .lane import lane_kernels
 from .schedule import scheduled_module
-from .tolerance import rel_l2_tolerance
 from .workload import Conv2dWorkload
 
 C_TYPES = {"fp16": "half", "int8": "int8_t", "fp32": "float", "int32": "int"}
@@ -139,11 +138,7 @@ def build_artifact(
     else:
         kernels, record, files = _tvm_kernels(wl, cfg, arch, log, dropped_barriers)
     log(f"[{2 if cfg.lane else 3}/{2 if cfg.lane else 3}] harness: write {out_dir}")
-    spec = HarnessSpec(
-        wl.n, wl.h, wl.w, wl.c, wl.k, wl.dtype, wl.m, cfg.fusion, cfg.name(wl), commit_id(),
-        rel_l2_tolerance(wl), kernels.source, kernels.workspaces, kernels.weight_launches,
-        kernels.forward_launches, wl.epilogue, wl.out,
-    )
+    spec = workload_spec(wl, cfg.fusion, cfg.name(wl), commit_id(), kernels)
     config = {
         "config": cfg.name(wl),
         "workload": wl.shape_dict(),

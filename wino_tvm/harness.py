@@ -11,9 +11,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from wino_tvm.errors import WinoError
+from wino_tvm.tolerance import rel_l2_tolerance
 from wino_tvm.workload import (
     EPILOGUE_INPUTS,
     OUTPUT_SCALE,
+    Conv2dWorkload,
     canonical_epilogue,
     epilogue_dtype,
     epilogue_text,
@@ -185,6 +187,14 @@ class HarnessSpec:
                     f"{where} launch of {launch.kernel} uses unknown buffers {unknown}; "
                     f"available there: {sorted(buffers)}"
                 )
+
+
+def workload_spec(wl: Conv2dWorkload, fusion: str, config_name: str, commit: str,
+                  kernels: Kernels) -> HarnessSpec:
+    """The spec of wl's program around kernels, checked against wl's tolerance."""
+    return HarnessSpec(wl.n, wl.h, wl.w, wl.c, wl.k, wl.dtype, wl.m, fusion, config_name, commit,
+                       rel_l2_tolerance(wl), kernels.source, kernels.workspaces,
+                       kernels.weight_launches, kernels.forward_launches, wl.epilogue, wl.out)
 
 
 def fill_template(template: str, values: Mapping[str, str]) -> str:
