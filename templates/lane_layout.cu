@@ -11,8 +11,9 @@
 // touch shared memory. kKSlices warps share a tile group, one slice of kWarpK channels each; a
 // block holds kGroups groups and U's slice for its kKSlices x kWarpK channels (blockIdx.y),
 // staged once (the block is persistent: its groups loop over tile groups). Each group stages
-// its 6 x 18 pixel input patch with cp.async in two channel halves, double-buffered: a half of
-// the next tile group loads while this one computes.
+// its 6 x 18 pixel input patch with cp.async in chunks of kChunkC channels through a ring of
+// kStages buffers, kStages - 1 chunks ahead (the next tile group's first chunks load while this
+// one's last compute): one group barrier per chunk.
 //
 // Channel permutations (KTrans is offline, so they cost nothing at run time):
 // - input: the MMA's k columns {2q, 2q+1, 2q+8, 2q+9} of a 16-channel step are the physical
@@ -31,6 +32,8 @@ constexpr int kN = {{N}}, kH = {{H}}, kW = {{W}}, kC = {{C}}, kK = {{K}};
 constexpr int kWarpK = {{WARP_K}};    // output channels per warp (tb_n)
 constexpr int kKSlices = {{K_SLICES}};  // warps sharing a tile group (k_split)
 constexpr int kGroups = {{GROUPS}};   // tile groups per block (groups)
+constexpr int kChunkC = {{CHUNK_C}};  // input channels per staged patch chunk (tb_k)
+constexpr int kStages = {{STAGES}};   // patch buffers per tile group (stages)
 constexpr bool kF32Acc = {{F32_ACC}};
 constexpr bool kBias = {{BIAS}}, kResidual = {{RESIDUAL}}, kRelu = {{RELU}};
 
@@ -39,12 +42,12 @@ constexpr int kBlockK = kWarpK * kKSlices;      // output channels per block
 constexpr int kThreads = 32 * kKSlices * kGroups;
 constexpr int kRow = kC + 8;                    // U row in halves: +16 B, conflict-free ldmatrix
 constexpr int kUHalves = 16 * kBlockK * kRow;
-constexpr int kHalfC = kC / 2;                  // channels of one staged half of the patch
-constexpr int kStepsPerHalf = kHalfC / 16;      // MMA k steps per half
+constexpr int kChunks = kC / kChunkC;           // chunks per tile group
+constexpr int kStepsPerChunk = kChunkC / 16;    // MMA k steps per chunk
 constexpr int kPatchRows = 6, kPatchCols = 18;  // a group's input: 2 x 8 tiles of 4 x 4
-constexpr int kPix = kHalfC + 8;                // patch pixel in halves: +16 B, conflict-free LDS.64
+constexpr int kPix = kChunkC + 8;               // patch pixel in halves: +16 B, conflict-free LDS.64
 constexpr int kPatchHalves = kPatchRows * kPatchCols * kPix;
-constexpr int kSmemBytes = 2 * (kUHalves + kGroups * 2 * kPatchHalves);
+constexpr int kSmemBytes = 2 * (kUHalves + kGroups * kStages * kPatchHalves);
 constexpr int kTileRows = (kH + 1) / 2, kTileCols = (kW + 1) / 2;
 constexpr int kGroupRows = (kTileRows + 1) / 2, kGroupCols = (kTileCols + 7) / 8;
 constexpr int kTileGroups = kN * kGroupRows * kGroupCols;
@@ -52,7 +55,9 @@ constexpr int kTileGroups = kN * kGroupRows * kGroupCols;
 constexpr bool kRagged = kH % 4 != 0 || kW % 16 != 0;
 constexpr bool kEpilogue = kBias || kResidual || kRelu;
 
-static_assert(kC % 32 == 0, "lane layout: C must be a multiple of 32 (two halves of 16-channel steps)");
+static_assert(kChunkC % 16 == 0 && kC % kChunkC == 0,
+              "lane layout: chunks of whole 16-channel steps that divide C");
+static_assert(kStages >= 2, "lane layout: at least two patch buffers (one loads, one computes)");
 static_assert(kWarpK == 16 || (kWarpK == 32 && !kF32Acc),
               "lane layout: 16 channels per warp, or 32 with fp16 accumulators (128 registers)");
 static_assert(kK % kBlockK == 0, "lane layout: K must be a multiple of the block's channels");
@@ -138,12 +143,13 @@ __device__ __forceinline__ half2 bt_row(int i, half2 d0, half2 d1, half2 d2, hal
                                                                         : __hsub2(d1, d3);
 }
 
-// One 16-channel step s of a warp's 16 tiles: load from the group's patch, B^T d B, MMA. xb is
-// the lane's first input pixel in half 0 of the patch.
+// 16-channel step s of a chunk for a warp's 16 tiles: load from the chunk's patch buffer,
+// B^T d B, MMA. xb is the lane's first input pixel in that buffer; b_chunk addresses U's
+// columns of the chunk.
 template <int s>
 __device__ __forceinline__ void channel_step(Acc (&acc)[16][kNB][kAccRegs], const half* xb,
-                                             uint32_t b_base) {
-  constexpr int kOffset = (s / kStepsPerHalf) * kPatchHalves + (s % kStepsPerHalf) * 16;
+                                             uint32_t b_chunk) {
+  constexpr int kOffset = s * 16;
   // Input rows 0-3 belong to the top tile, rows 2-5 to the bottom one; .x holds
   // channels 4q, 4q+1 (A register 0 / 1), .y channels 4q+2, 4q+3 (register 2 / 3).
   uint2 d[6][4];
@@ -178,7 +184,7 @@ __device__ __forceinline__ void channel_step(Acc (&acc)[16][kNB][kAccRegs], cons
 #pragma unroll
       for (int p = 0; p < kNB / 2; ++p) {
         uint32_t b[4];
-        ldmatrix_x4(b, b_base + 2u * (uint32_t)((tap * kBlockK + p * 16) * kRow + s * 16));
+        ldmatrix_x4(b, b_chunk + 2u * (uint32_t)((tap * kBlockK + p * 16) * kRow + s * 16));
         mma(acc[tap][2 * p], a, b[0], b[1]);
         mma(acc[tap][2 * p + 1], a, b[2], b[3]);
       }
@@ -186,12 +192,12 @@ __device__ __forceinline__ void channel_step(Acc (&acc)[16][kNB][kAccRegs], cons
   }
 }
 
-// One half of the channel loop, one channel_step per 16 channels, unrolled by a fold expression
-// (nvcc left a plain `#pragma unroll` loop rolled, recomputing every address each step).
-template <int kHalf, int... S>
-__device__ __forceinline__ void channel_half(Acc (&acc)[16][kNB][kAccRegs], const half* xb,
-                                             uint32_t b_base, std::integer_sequence<int, S...>) {
-  (channel_step<kHalf * kStepsPerHalf + S>(acc, xb, b_base), ...);
+// One chunk of the channel loop, one channel_step per 16 channels, unrolled by a fold
+// expression (nvcc left a plain `#pragma unroll` loop rolled, recomputing every address each step).
+template <int... S>
+__device__ __forceinline__ void channel_chunk(Acc (&acc)[16][kNB][kAccRegs], const half* xb,
+                                              uint32_t b_chunk, std::integer_sequence<int, S...>) {
+  (channel_step<S>(acc, xb, b_chunk), ...);
 }
 
 // Image, top tile row and first tile column of tile group `group`.
@@ -200,20 +206,20 @@ __device__ __forceinline__ int3 group_origin(int group) {
   return make_int3(n, (rest / kGroupCols) * 2, (rest % kGroupCols) * 8);
 }
 
-// cp.async of channel half `half_index` of a tile group's input patch, zero-filled outside the
+// cp.async of channel chunk `chunk` of a tile group's input patch, zero-filled outside the
 // image; one commit group, empty when `valid` is false (the wait counts stay uniform). Thread
 // tid copies 16-byte piece tid % kPieces of columns tid / kPieces + kColsPerPass k of every
 // row, so the addresses are one base plus constants.
-__device__ __forceinline__ void stage_half(half* buffer, const half* __restrict__ x, int3 o,
-                                           int half_index, bool valid, int tid) {
-  constexpr int kPieces = kHalfC / 8, kGroupThreads = kKSlices * 32;
+__device__ __forceinline__ void stage_chunk(half* buffer, const half* __restrict__ x, int3 o,
+                                            int chunk, bool valid, int tid) {
+  constexpr int kPieces = kChunkC / 8, kGroupThreads = kKSlices * 32;
   constexpr int kColsPerPass = kGroupThreads / kPieces;
   constexpr int kPasses = (kPatchCols + kColsPerPass - 1) / kColsPerPass;
   static_assert(kGroupThreads % kPieces == 0, "lane layout: a pass copies whole pixels");
   if (valid) {
     const int piece = tid % kPieces, col0 = tid / kPieces;
     const int iy0 = 2 * o.y - 1, ix0 = 2 * o.z - 1 + col0;
-    const half* src = x + (((long long)o.x * kH + iy0) * kW + ix0) * kC + half_index * kHalfC +
+    const half* src = x + (((long long)o.x * kH + iy0) * kW + ix0) * kC + chunk * kChunkC +
                       piece * 8;
     const uint32_t dst = (uint32_t)__cvta_generic_to_shared(buffer + col0 * kPix + piece * 8);
 #pragma unroll
@@ -237,10 +243,11 @@ __device__ __forceinline__ void group_barrier(int group) {
   asm volatile("bar.sync %0, %1;" ::"r"(1 + group), "r"(kKSlices * 32));
 }
 
-// Both halves staged but the last one: this thread's copies of the older half have landed;
-// then the group's barrier makes every thread's copies visible.
-__device__ __forceinline__ void wait_older_half(int group) {
-  asm volatile("cp.async.wait_group 1;");
+// The oldest staged chunk's copies by this thread have landed (kStages - 2 younger ones may
+// be in flight); then the group's barrier makes every thread's copies visible, and frees the
+// buffer the group computed on before it.
+__device__ __forceinline__ void wait_oldest_chunk(int group) {
+  asm volatile("cp.async.wait_group %0;" ::"n"(kStages - 2));
   group_barrier(group);
 }
 
@@ -350,15 +357,21 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
 
   half* patch = Us + kUHalves + group * 2 * kPatchHalves;
   const half* xb = patch + 2 * g * kPix + 4 * q;
+  // Items (tile group, chunk) run in order through the ring of buffers: item i is chunk
+  // i % kChunks of tile group first + (i / kChunks) * stride, in buffer i % kStages.
   const int stride = gridDim.x * kGroups;
   int tile_group = blockIdx.x * kGroups + group;
-  stage_half(patch, x, group_origin(tile_group), 0, tile_group < kTileGroups, tid);
-  stage_half(patch + kPatchHalves, x, group_origin(tile_group), 1, tile_group < kTileGroups, tid);
+#pragma unroll
+  for (int i = 0; i < kStages - 1; ++i) {
+    const int ahead = tile_group + i / kChunks * stride;
+    stage_chunk(patch + i * kPatchHalves, x, group_origin(ahead), i % kChunks,
+                ahead < kTileGroups, tid);
+  }
   __syncthreads();  // U staged
 
+  int buffer = 0;  // of the item about to be computed
   for (; tile_group < kTileGroups; tile_group += stride) {
-    const int3 o = group_origin(tile_group), next = group_origin(tile_group + stride);
-    const bool has_next = tile_group + stride < kTileGroups;
+    const int3 o = group_origin(tile_group);
     Acc acc[16][kNB][kAccRegs];
 #pragma unroll
     for (int t = 0; t < 16; ++t)
@@ -366,14 +379,18 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
       for (int j = 0; j < kNB; ++j)
 #pragma unroll
         for (int r = 0; r < kAccRegs; ++r) acc[t][j][r] = Acc(0);
-    wait_older_half(group);
-    channel_half<0>(acc, xb, b_base, std::make_integer_sequence<int, kStepsPerHalf>{});
-    group_barrier(group);  // half 0 read by every warp of the group: load the next group's
-    stage_half(patch, x, next, 0, has_next, tid);
-    wait_older_half(group);
-    channel_half<1>(acc, xb, b_base, std::make_integer_sequence<int, kStepsPerHalf>{});
-    group_barrier(group);
-    stage_half(patch + kPatchHalves, x, next, 1, has_next, tid);
+#pragma unroll
+    for (int chunk = 0; chunk < kChunks; ++chunk) {
+      wait_oldest_chunk(group);
+      // The item kStages - 1 ahead goes to the buffer the group's previous item used.
+      const int ahead = tile_group + (chunk + kStages - 1) / kChunks * stride;
+      const int free_buffer = buffer == 0 ? kStages - 1 : buffer - 1;
+      stage_chunk(patch + free_buffer * kPatchHalves, x, group_origin(ahead),
+                  (chunk + kStages - 1) % kChunks, ahead < kTileGroups, tid);
+      channel_chunk(acc, xb + buffer * kPatchHalves, b_base + 2u * (uint32_t)(chunk * kChunkC),
+                    std::make_integer_sequence<int, kStepsPerChunk>{});
+      buffer = buffer == kStages - 1 ? 0 : buffer + 1;
+    }
     otrans_store(acc, o, g, channel, bias_pairs, residual, y);
   }
 }

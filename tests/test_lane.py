@@ -24,9 +24,10 @@ H100 = KNOWN_DEVICES["h100"]
 ALL = ("bias", "residual", "relu")
 
 
-def lane_cfg(tb_n: int = 32, k_split: int = 2, groups: int = 4, c: int = 64) -> KernelConfig:
-    return KernelConfig(16, tb_n, c, *LANE_FRAGMENT, "full", persist=True, groups=groups,
-                        k_split=k_split, lane=True)
+def lane_cfg(tb_n: int = 32, k_split: int = 2, groups: int = 4, tb_k: int = 32,
+             stages: int = 2) -> KernelConfig:
+    return KernelConfig(16, tb_n, tb_k, *LANE_FRAGMENT, "full", persist=True, groups=groups,
+                        k_split=k_split, lane=True, stages=stages)
 
 
 def fp16(*shape: int, accum: str = "fp16", epilogue: tuple[str, ...] = ()) -> Conv2dWorkload:
@@ -36,8 +37,13 @@ def fp16(*shape: int, accum: str = "fp16", epilogue: tuple[str, ...] = ()) -> Co
 def test_name_round_trips_and_lane_needs_pb() -> None:
     wl, cfg = fp16(1, 224, 224, 64, 64), lane_cfg()
     name = cfg.name(wl)
-    assert name == "fp16-fp16-m2-tbm16-tbn32-tbk64-frag16x8x16-full-vec16-pad16-pb-lane-g4-ks2"
+    assert name == "fp16-fp16-m2-tbm16-tbn32-tbk32-frag16x8x16-full-vec16-pad16-pb-lane-g4-ks2"
     assert KernelConfig.parse(name) == ({"dtype": "fp16", "accum": "fp16", "m": 2}, cfg)
+    staged = lane_cfg(stages=3)
+    assert KernelConfig.parse(staged.name(wl))[1] == staged and staged.name(wl).endswith("-st3")
+    # patch buffers are the lane kernel's knob only
+    with pytest.raises(WinoError, match="not a wino-tvm config name"):
+        KernelConfig.parse("fp16-fp16-m2-tbm16-tbn32-tbk64-frag16x16x16-full-vec16-pad16-pb-st3")
     with pytest.raises(WinoError, match="not a wino-tvm config name"):
         KernelConfig.parse(name.replace("-pb-lane", "-lane"))
     # g and ks together are the lane kernel's grammar only
@@ -49,16 +55,19 @@ def test_name_round_trips_and_lane_needs_pb() -> None:
     (Conv2dWorkload(1, 56, 56, 64, 64, dtype="int8", m=2), lane_cfg(),
      "fp16 in and out and m=2, not int8"),
     (Conv2dWorkload(1, 56, 56, 64, 64, dtype="fp16", m=4, accum="fp16"), lane_cfg(), "m=4"),
-    (fp16(1, 56, 56, 48, 64), lane_cfg(c=48), "C=48 must be a multiple of 32"),
+    (fp16(1, 56, 56, 48, 64), lane_cfg(), "tb_k=32 channels per staged chunk must divide C=48"),
+    (fp16(1, 56, 56, 96, 64), lane_cfg(tb_k=48), "tb_k=48 channels per staged chunk"),
+    (fp16(1, 56, 56, 64, 64), lane_cfg(stages=1), "stages=1 patch buffers per tile group"),
     (fp16(1, 56, 56, 64, 64, accum="fp32"), lane_cfg(), "with fp32 accumulators one of (16,)"),
     (fp16(1, 56, 56, 64, 96), lane_cfg(), "K=96 must be a multiple of tb_n x k_split"),
     (fp16(1, 56, 56, 64, 64), lane_cfg(16, 4, 4), "(4 x 4) must be 1 to 13"),
     (fp16(1, 56, 56, 64, 64, accum="fp32"), lane_cfg(16, 2, 6), "(6 x 2) must be 1 to 9"),
     (fp16(1, 56, 56, 64, 64), lane_cfg(16, 0, 4), "(4 x 0) must be 1 to 13"),
     (fp16(1, 56, 56, 64, 64), lane_cfg(0, 2, 4), "tb_n=0 output channels per warp"),
-    (fp16(1, 56, 56, 64, 64), lane_cfg(c=32), "tb_k=C=64"),
     (fp16(1, 56, 56, 64, 64), lane_cfg().with_(ot_channels=2), "no other knobs"),
-    (fp16(1, 28, 28, 256, 256), lane_cfg(32, 2, 4, 256), "exceeds NVIDIA H100's"),
+    (fp16(1, 28, 28, 256, 256), lane_cfg(32, 2, 4), "exceeds NVIDIA H100's"),
+    (fp16(1, 56, 56, 64, 64), KernelConfig(16, 32, 64, fusion="full", stages=3),
+     "patch buffers are a knob of the lane kernel only"),
 ])
 def test_problems_name_the_fix(wl: Conv2dWorkload, cfg: KernelConfig, message: str) -> None:
     problems = "; ".join(cfg.problems(wl, H100))
@@ -91,7 +100,9 @@ def test_filled_source_and_launches() -> None:
 def test_space_offers_lane_configs_only_where_they_apply() -> None:
     from wino_tvm.tune.space import config_space
 
-    for wl, expect in ((fp16(1, 224, 224, 64, 64), True), (fp16(1, 56, 56, 256, 256), False),
+    # C = 512: U's rows for 16 channels alone (266 KB) exceed the shared memory
+    for wl, expect in ((fp16(1, 224, 224, 64, 64), True), (fp16(1, 14, 14, 256, 256), True),
+                       (fp16(1, 7, 7, 512, 512), False),
                        (Conv2dWorkload(1, 224, 224, 64, 64, dtype="int8", m=2), False)):
         space, _ = config_space(wl, H100)
         lane = [c for c in space if c.cfg.lane]
@@ -100,16 +111,18 @@ def test_space_offers_lane_configs_only_where_they_apply() -> None:
 
 
 # Every class of variant: both accumulators and warp widths, the whole epilogue, images that
-# end inside a tile group, C = 128 with K blocks, and a single warp per block.
+# end inside a tile group, C = 128 with K blocks, a single warp per block, and chunks that
+# cover the patch whole, in halves or in more pieces than buffers (each with 2 to 4 buffers).
 VARIANTS = {
     "fp16_w32": (fp16(1, 64, 64, 64, 64), lane_cfg()),
     "fp16_w32_epilogue_ragged": (fp16(3, 7, 9, 64, 64, epilogue=ALL), lane_cfg(32, 1, 8)),
-    "fp32_w16_epilogue": (fp16(2, 30, 34, 64, 64, accum="fp32", epilogue=ALL),
-                          lane_cfg(16, 2, 4)),
-    "fp16_c128_kblocks": (fp16(2, 14, 14, 128, 128, epilogue=("residual",)),
-                          lane_cfg(16, 2, 2, 128)),
+    "fp32_w16_epilogue_whole_patch": (fp16(2, 30, 34, 64, 64, accum="fp32", epilogue=ALL),
+                                      lane_cfg(16, 2, 2, 64, 3)),
+    "fp16_c128_kblocks_4_chunks": (fp16(2, 14, 14, 128, 128, epilogue=("residual",)),
+                                   lane_cfg(16, 2, 2, 32)),
     "fp32_c128_one_warp": (fp16(1, 9, 40, 128, 64, accum="fp32", epilogue=("bias",)),
-                           lane_cfg(16, 1, 1, 128)),
+                           lane_cfg(16, 1, 1, 64)),
+    "fp16_c48_3_chunks_4_stages": (fp16(2, 12, 20, 48, 32), lane_cfg(16, 2, 3, 16, 4)),
 }
 
 

@@ -53,7 +53,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help="N,H,W,C,K of the NHWC 3x3 stride-1 pad-1 convolution")
     p.add_argument("--tb-m", type=int, default=16, help="Winograd tiles per thread block")
     p.add_argument("--tb-n", type=int, default=16, help="output channels per thread block")
-    p.add_argument("--tb-k", type=int, default=16, help="input channels per reduction step")
+    p.add_argument("--tb-k", type=int, default=16,
+                   help="input channels per reduction step (--lane: per staged patch chunk)")
     p.add_argument("--frag", default="16x16x16", help="WMMA fragment MxNxK: 16x16x16, 32x8x16, "
                                                       "8x32x16")
     p.add_argument("--u-l2", action="store_true",
@@ -80,10 +81,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         "in registers (0: none; may spill; tuned)")
     p.add_argument("--lane", action="store_true",
                    help="full fusion in the MMA's lane layout (templates/lane_layout.cu; fp16, "
-                        "m=2, C a multiple of 32): a warp owns 16 tiles x --tb-n (16 or 32) "
-                        "output channels for all taps, --k-split warps share a tile group, "
-                        "--groups tile groups per persistent block; sets --fusion full, "
-                        "--persist, --tb-m 16, --tb-k C and the 16x8x16 fragment")
+                        "m=2): a warp owns 16 tiles x --tb-n (16 or 32) output channels for all "
+                        "taps, --k-split warps share a tile group, --groups tile groups per "
+                        "persistent block, the input staged in chunks of --tb-k channels through "
+                        "--stages buffers; sets --fusion full, --persist, --tb-m 16 and the "
+                        "16x8x16 fragment")
+    p.add_argument("--stages", type=int, default=2,
+                   help="with --lane: input patch buffers per tile group (2 to 4; tuned)")
     p.add_argument("--arch", default="sm_90", choices=sorted(ARCH_DEVICE),
                    help="CUDA architecture to generate and compile for")
     p.add_argument("--out", type=Path, default=Path("artifacts/build"), help="artifact folder")
@@ -148,9 +152,11 @@ def _config(args: argparse.Namespace) -> tuple[Conv2dWorkload, KernelConfig]:
                        ot_channels=args.ot_channels, k_split=args.k_split,
                        m_rounds=args.m_rounds, min_blocks=args.min_blocks)
     if args.lane:
-        cfg = cfg.with_(tb_m=LANE_TILES, tb_k=wl.c, frag_m=LANE_FRAGMENT[0],
-                        frag_n=LANE_FRAGMENT[1], frag_k=LANE_FRAGMENT[2], fusion="full",
-                        persist=True, lane=True)
+        cfg = cfg.with_(tb_m=LANE_TILES, frag_m=LANE_FRAGMENT[0], frag_n=LANE_FRAGMENT[1],
+                        frag_k=LANE_FRAGMENT[2], fusion="full", persist=True, lane=True,
+                        stages=args.stages)
+    elif args.stages != 2:
+        raise WinoError("--stages is a knob of the lane kernel: add --lane or drop it")
     cfg.validate(wl, KNOWN_DEVICES[ARCH_DEVICE[args.arch]])
     return wl, cfg
 

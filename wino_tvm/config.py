@@ -85,6 +85,10 @@ LANE_WARP_CHANNELS = {"fp16": (16, 32), "fp32": (16,)}  # accumulators: 128 regi
 # holds at that count.
 LANE_OTHER_REGISTERS = 84
 LANE_PATCH_PIXELS = 6 * 18  # a tile group's input: 2 x 8 tiles of 4 x 4 pixels
+# Channels per staged patch chunk: whole 16-channel MMA steps, at most 16 pieces of 16 bytes per
+# pixel so that one warp's pass copies whole pixels.
+LANE_CHUNK_CHANNELS = (16, 32, 64, 128)
+LANE_STAGES = (2, 3, 4)
 
 
 SHMEM_ALIGN = 128  # bytes; WMMA pointers need 32, and a warp group's slice starts a fresh line
@@ -139,9 +143,11 @@ class KernelConfig:
     # full kernel: blocks per SM its __launch_bounds__ asks ptxas to fit in registers (0: none)
     min_blocks: int = 0
     # full kernel in the MMA's lane layout (templates/lane_layout.cu, not a TVM prototype): then
-    # tb_m = 16 tiles per warp, tb_n = output channels per warp, tb_k = C, k_split = warps
-    # sharing a tile group, groups = tile groups per block
+    # tb_m = 16 tiles per warp, tb_n = output channels per warp, tb_k = input channels per
+    # staged patch chunk, k_split = warps sharing a tile group, groups = tile groups per block
     lane: bool = False
+    # lane kernel: patch buffers per tile group (chunks stage stages - 1 ahead)
+    stages: int = 2
 
     @property
     def fragment(self) -> tuple[int, int, int]:
@@ -190,10 +196,11 @@ class KernelConfig:
                       int(tbk.removeprefix("tbk")), fm, fn, fk, fusion,
                       int(vec.removeprefix("vec")), int(pad.removeprefix("pad")), **knobs)
             # The grammar: g<N> or ks<N> (not both, but for lane) only after pb, pb not with ul2,
-            # lane only after pb.
+            # lane only after pb, st<N> only with lane.
             split = cfg.groups != 1 or cfg.k_split != 1
             if (cfg._tokens() != parts[3:] or (split and not cfg.persist)
                     or (cfg.groups != 1 and cfg.k_split != 1 and not cfg.lane)
+                    or (cfg.stages != _DEFAULTS["stages"] and not cfg.lane)
                     or (cfg.persist and not cfg.u_smem) or (cfg.lane and not cfg.persist)):
                 raise ValueError(name)
         except (ValueError, KeyError):
@@ -275,10 +282,10 @@ class KernelConfig:
 
     def lane_smem_bytes(self, wl: Conv2dWorkload) -> int:
         """The lane kernel's shared memory: U's rows for the block's tb_n x k_split channels
-        (C + 8 halves: conflict-free ldmatrix), and per tile group two patch buffers of C / 2
-        channels (+ 8 halves: conflict-free 8-byte reads)."""
+        (C + 8 halves: conflict-free ldmatrix), and per tile group `stages` patch buffers of
+        tb_k channels (+ 8 halves: conflict-free 8-byte reads)."""
         u_rows = wl.alpha * wl.alpha * self.tb_n * self.k_split
-        patches = self.groups * 2 * LANE_PATCH_PIXELS * (wl.c // 2 + 8)
+        patches = self.groups * self.stages * LANE_PATCH_PIXELS * (self.tb_k + 8)
         return ELEMENT_BYTES["fp16"] * (u_rows * (wl.c + 8) + patches)
 
     @staticmethod
@@ -302,18 +309,22 @@ class KernelConfig:
         if (wl.dtype, wl.out, wl.m) != ("fp16", "fp16", 2):
             out.append(f"the lane layout takes fp16 in and out and m=2, not {wl.dtype} -> "
                        f"{wl.out}, m={wl.m}: use the sync-free kernels (drop lane)")
-        fixed = KernelConfig(LANE_TILES, self.tb_n, wl.c, *LANE_FRAGMENT, "full",
-                             persist=True, groups=self.groups, k_split=self.k_split, lane=True)
+        fixed = KernelConfig(LANE_TILES, self.tb_n, self.tb_k, *LANE_FRAGMENT, "full",
+                             persist=True, groups=self.groups, k_split=self.k_split, lane=True,
+                             stages=self.stages)
         if self != fixed:
-            out.append(f"lane takes tb_m={LANE_TILES}, tb_k=C={wl.c}, frag "
-                       f"{'x'.join(map(str, LANE_FRAGMENT))}, fusion full, pb, vec16, pad16 and "
-                       "no other knobs")
+            out.append(f"lane takes tb_m={LANE_TILES}, frag {'x'.join(map(str, LANE_FRAGMENT))}, "
+                       "fusion full, pb, vec16, pad16 and no other knobs")
         warp_channels = LANE_WARP_CHANNELS.get(wl.accum, ())
         if self.tb_n not in warp_channels:
             out.append(f"lane: tb_n={self.tb_n} output channels per warp; with {wl.accum} "
                        f"accumulators one of {warp_channels}")
-        if wl.c % 32:
-            out.append(f"lane: C={wl.c} must be a multiple of 32 (two halves of 16-channel steps)")
+        if self.tb_k not in LANE_CHUNK_CHANNELS or wl.c % self.tb_k:
+            out.append(f"lane: tb_k={self.tb_k} channels per staged chunk must divide C={wl.c} "
+                       f"and be one of {LANE_CHUNK_CHANNELS}")
+        if self.stages not in LANE_STAGES:
+            out.append(f"lane: stages={self.stages} patch buffers per tile group; one of "
+                       f"{LANE_STAGES}")
         most = self.lane_max_warps(wl)
         if not (self.groups >= 1 and self.k_split >= 1
                 and self.threads(wl) <= most * WARP_SIZE):
@@ -459,6 +470,9 @@ class KernelConfig:
             out.append(f"min_blocks={self.min_blocks}: blocks per SM for ptxas are 0 (none), or "
                        f"2 and more with fusion full and at most {MAX_SM_THREADS} threads per "
                        f"SM ({self.threads(wl)} per block): drop it or ask for fewer")
+        if self.stages != _DEFAULTS["stages"]:
+            out.append(f"stages={self.stages}: patch buffers are a knob of the lane kernel only: "
+                       "drop it or add lane")
         if device is not None and self.smem_bytes(wl) > device.smem_per_block:
             out.append(
                 f"shared memory {self.smem_bytes(wl)} B exceeds {device.name}'s "
@@ -475,7 +489,7 @@ class KernelConfig:
 # The numbered optional tokens of KernelConfig.name(), in its order: prefix -> knob. A knob at its
 # default value has no token.
 COUNTED_TOKENS = {"g": "groups", "ks": "k_split", "oc": "ot_channels", "mr": "m_rounds",
-                  "lb": "min_blocks"}
+                  "lb": "min_blocks", "st": "stages"}
 _DEFAULTS = {f.name: f.default for f in fields(KernelConfig)}
 
 

@@ -24,6 +24,7 @@ def lane_kernels(wl: Conv2dWorkload, cfg: KernelConfig) -> Kernels:
         "CONFIG": cfg.name(wl),
         "N": str(wl.n), "H": str(wl.h), "W": str(wl.w), "C": str(wl.c), "K": str(wl.k),
         "WARP_K": str(cfg.tb_n), "K_SLICES": str(cfg.k_split), "GROUPS": str(cfg.groups),
+        "CHUNK_C": str(cfg.tb_k), "STAGES": str(cfg.stages),
         "F32_ACC": str(wl.accum == "fp32").lower(),
         **{op.upper(): str(on).lower() for op, on in epilogue.items()},
         "SMEM_BYTES": str(cfg.smem_bytes(wl)),

@@ -86,6 +86,8 @@ def _add_space_args(p: argparse.ArgumentParser) -> None:
                            "k_split from their axes), 0: not")
     axes.add_argument("--lane-groups", type=_ints, default=Axes.lane_groups,
                       help="tile groups per lane-layout block (--lane --groups)")
+    axes.add_argument("--lane-stages", type=_ints, default=Axes.lane_stages,
+                      help="input patch buffers per lane-layout tile group (--lane --stages)")
     dev = p.add_argument_group("device limits (default: the GPU here)")
     dev.add_argument("--device", choices=sorted(KNOWN_DEVICES), help="use the known table")
     dev.add_argument("--sms", type=int, help="override: streaming multiprocessors")
@@ -153,7 +155,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def _axes(args: argparse.Namespace) -> Axes:
     return Axes(args.m, args.tb_m, args.tb_n, args.tb_k, args.frag, args.fusion, args.vec,
                 args.pad, args.u_smem, args.persist, args.groups, args.ot_channels, args.k_split,
-                args.m_rounds, args.min_blocks, args.lane, args.lane_groups)
+                args.m_rounds, args.min_blocks, args.lane, args.lane_groups, args.lane_stages)
 
 
 def _workloads(args: argparse.Namespace) -> list[Conv2dWorkload]:

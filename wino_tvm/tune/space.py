@@ -98,10 +98,12 @@ class Axes:
     min_blocks: tuple[int, ...] = (0,)
     # The lane-layout full kernel beside the WMMA ones (KernelConfig.lane; fp16, m=2): tb_n from
     # tb_n (channels per warp), k_split from k_split (warps per tile group), tile groups per
-    # block from lane_groups, tb_k from tb_k (it must be C); the rest is fixed. Only where the
-    # fusions include full (it is a full kernel).
+    # block from lane_groups, tb_k (channels per staged input chunk) from tb_k, patch buffers
+    # from lane_stages; the rest is fixed. Only where the fusions include full (it is a full
+    # kernel).
     lane: tuple[bool, ...] = (False, True)
     lane_groups: tuple[int, ...] = (1, 2, 3, 4, 6, 8, 10, 12)
+    lane_stages: tuple[int, ...] = (2, 3)
 
     def configs(self) -> Iterator[KernelConfig]:
         for (tbm, tbn, tbk, frag, fusion, vec, pad, u_smem, persist, groups,
@@ -114,10 +116,10 @@ class Axes:
                                ot_channels, k_split, m_rounds, min_blocks)
         if True not in self.lane or "full" not in self.fusions:
             return
-        for tbn, tbk, k_split, groups in itertools.product(self.tb_n, self.tb_k, self.k_split,
-                                                            self.lane_groups):
+        for tbn, tbk, k_split, groups, stages in itertools.product(
+                self.tb_n, self.tb_k, self.k_split, self.lane_groups, self.lane_stages):
             yield KernelConfig(LANE_TILES, tbn, tbk, *LANE_FRAGMENT, "full", persist=True,
-                               groups=groups, k_split=k_split, lane=True)
+                               groups=groups, k_split=k_split, lane=True, stages=stages)
 
 
 DEFAULT_AXES = Axes()

@@ -1,0 +1,23 @@
+#!/bin/bash
+# The lane kernel's chunked input staging (README.md). Usage: run.sh OUT PART, PART one of
+# ab (GPU tests, the A/B and the C >= 128 sweep) or tune64. Writes straight to OUT/lane_chunks
+# so partial results survive a timeout.
+set -u
+O=$1
+W=$O/lane_chunks
+mkdir -p $W
+tar xzf .gpu/lane_chunks.tar.gz -C .gpu
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv > $W/env_$2.txt
+if [ "$2" = ab ]; then
+  python3 -m pytest -q -m gpu tests/test_lane.py > $W/gpu_tests.log 2>&1
+  tail -2 $W/gpu_tests.log
+  python3 -m wino_tvm.batch .gpu/lane_chunks/ab --record $W/ab.jsonl --checks 3 > $W/ab.log 2>&1
+  tail -3 $W/ab.log
+  python3 -m wino_tvm.tune measure .gpu/lane_chunks/tune128 --log $W/tune128.jsonl \
+    > $W/tune128.log 2>&1
+  tail -3 $W/tune128.log
+else
+  python3 -m wino_tvm.tune measure .gpu/lane_chunks/tune64 --log $W/tune64.jsonl \
+    > $W/tune64.log 2>&1
+  tail -3 $W/tune64.log
+fi
