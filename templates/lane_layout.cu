@@ -355,7 +355,7 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
                                 bias + channel + 2 * j))))
                           : make_float2(0.f, 0.f);
 
-  half* patch = Us + kUHalves + group * 2 * kPatchHalves;
+  half* patch = Us + kUHalves + group * kStages * kPatchHalves;
   const half* xb = patch + 2 * g * kPix + 4 * q;
   // Items (tile group, chunk) run in order through the ring of buffers: item i is chunk
   // i % kChunks of tile group first + (i / kChunks) * stride, in buffer i % kStages.
