@@ -1,7 +1,8 @@
 #!/bin/bash
 # The lane kernel's chunked input staging (README.md). Usage: run.sh OUT PART, PART one of
-# ab (GPU tests, the A/B and the C >= 128 sweep) or tune64. Writes straight to OUT/lane_chunks
-# so partial results survive a timeout.
+# ab (run 1: GPU tests, the A/B and the C >= 128 sweep) or tune (run 2: GPU tests, the C >= 128
+# 3-buffer configs again, the C = 64 sweep). Writes straight to OUT/lane_chunks so partial
+# results survive a timeout.
 set -u
 O=$1
 W=$O/lane_chunks
@@ -17,7 +18,10 @@ if [ "$2" = ab ]; then
     > $W/tune128.log 2>&1
   tail -3 $W/tune128.log
 else
-  python3 -m wino_tvm.tune measure .gpu/lane_chunks/tune64 --log $W/tune64.jsonl \
-    > $W/tune64.log 2>&1
-  tail -3 $W/tune64.log
+  python3 -m pytest -q -m gpu tests/test_lane.py > $W/gpu_tests.log 2>&1
+  tail -2 $W/gpu_tests.log
+  for part in tune128_st3 tune64; do
+    python3 -m wino_tvm.tune measure .gpu/lane_chunks/$part --log $W/$part.jsonl > $W/$part.log 2>&1
+    tail -3 $W/$part.log
+  done
 fi
