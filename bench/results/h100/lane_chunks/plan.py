@@ -4,7 +4,8 @@
                                  # but for tb_k (C there, C / 2 here)
   python plan.py tune64 OUT      # C = 64: the pick geometries with every patch staging
   python plan.py tune128 OUT     # C = 128 and 256: the lane space, most tile groups per shape
-  python plan.py tune128_st3 OUT # its 3-buffer configs only (run 1 measured them with a bug)
+  python plan.py tune128_st3 OUT # its 3-buffer configs (run 1 measured them with a bug) and
+                                 # the picks, for a same-run comparison
 Each tune plan also holds every case's current full-fusion pick, measured again."""
 
 import dataclasses
@@ -97,5 +98,6 @@ if __name__ == "__main__":
         build_plan(ab(), Path(sys.argv[3]), H100, prefix=sys.argv[2])
     else:
         plans = {"tune64": tune64, "tune128": tune128,
-                 "tune128_st3": lambda: [c for c in tune128() if c.cfg.stages == 3]}
+                 "tune128_st3": lambda: [c for c in tune128()
+                                         if c.cfg.stages == 3 or not c.cfg.lane]}
         build_plan(plans[sys.argv[1]](), Path(sys.argv[2]), H100)
