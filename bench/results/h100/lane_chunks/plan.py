@@ -6,6 +6,8 @@
   python plan.py tune128 OUT     # C = 128 and 256: the lane space, most tile groups per shape
   python plan.py tune128_st3 OUT # its 3-buffer configs (run 1 measured them with a bug) and
                                  # the picks, for a same-run comparison
+  python plan.py ncu OUT         # 960², fp16 accumulators, n32 g4-ks2: halves in 2 buffers
+                                 # and quarters in 3 (the new pick), for ncu (run 3)
 Each tune plan also holds every case's current full-fusion pick, measured again."""
 
 import dataclasses
@@ -93,11 +95,16 @@ def tune128() -> list[Candidate]:
     return out
 
 
+def ncu() -> list[Candidate]:
+    wl = Conv2dWorkload(1, 960, 960, 64, 64, dtype="fp16", m=2, accum="fp16")
+    return [lane(wl, 32, 2, 4, tb_k, stages) for tb_k, stages in ((32, 2), (16, 3))]
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "ab":
         build_plan(ab(), Path(sys.argv[3]), H100, prefix=sys.argv[2])
     else:
-        plans = {"tune64": tune64, "tune128": tune128,
+        plans = {"tune64": tune64, "tune128": tune128, "ncu": ncu,
                  "tune128_st3": lambda: [c for c in tune128()
                                          if c.cfg.stages == 3 or not c.cfg.lane]}
         build_plan(plans[sys.argv[1]](), Path(sys.argv[2]), H100)
