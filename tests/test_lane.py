@@ -74,11 +74,17 @@ def test_problems_name_the_fix(wl: Conv2dWorkload, cfg: KernelConfig, message: s
     assert message in problems
 
 
-def test_cli_refuses_bad_input_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
-    assert build_main(["--dtype", "int8", "--lane", "--m", "2", "--tb-n", "32",
-                       "--shape", "1,56,56,64,64", "--no-run"]) == 2
+@pytest.mark.parametrize("argv, message", [
+    (["--dtype", "int8", "--lane", "--m", "2", "--tb-n", "32"], "fp16 in and out"),
+    (["--dtype", "fp16", "--stages", "3"], "--stages is a knob of the lane kernel"),
+    (["--dtype", "fp16", "--accum", "fp16", "--m", "2", "--lane", "--tb-n", "32",
+      "--stages", "5"], "stages=5 patch buffers per tile group"),
+])
+def test_cli_refuses_bad_input_in_one_line(argv: list[str], message: str,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    assert build_main([*argv, "--shape", "1,56,56,64,64", "--no-run"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: config ") and "fp16 in and out" in err
+    assert err.startswith("error: ") and message in err and err.count("\n") == 1
     assert "Traceback" not in err
 
 
