@@ -13,7 +13,7 @@ import pytest
 from toolchain import gpu_arch, needs_nvcc
 
 from wino_tvm.build import main as build_main
-from wino_tvm.config import KNOWN_DEVICES, LANE_FRAGMENT, KernelConfig
+from wino_tvm.config import KNOWN_DEVICES, KernelConfig
 from wino_tvm.errors import WinoError
 from wino_tvm.harness import workload_spec, write_artifact
 from wino_tvm.lane import lane_kernels
@@ -26,8 +26,7 @@ ALL = ("bias", "residual", "relu")
 
 def lane_cfg(tb_n: int = 32, k_split: int = 2, groups: int = 4, tb_k: int = 32,
              stages: int = 2) -> KernelConfig:
-    return KernelConfig(16, tb_n, tb_k, *LANE_FRAGMENT, "full", persist=True, groups=groups,
-                        k_split=k_split, lane=True, stages=stages)
+    return KernelConfig.lane_config(tb_n, tb_k, groups, k_split, stages)
 
 
 def fp16(*shape: int, accum: str = "fp16", epilogue: tuple[str, ...] = ()) -> Conv2dWorkload:

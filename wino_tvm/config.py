@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, fields
 
 from .errors import WinoError
@@ -149,6 +150,14 @@ class KernelConfig:
     # lane kernel: patch buffers per tile group (chunks stage stages - 1 ahead)
     stages: int = 2
 
+    @classmethod
+    def lane_config(cls, tb_n: int, tb_k: int, groups: int = 1, k_split: int = 1,
+                    stages: int = 2) -> KernelConfig:
+        """A lane-layout config: these knobs, the fixed ones (16 tiles per warp, the m16n8k16
+        fragment, full fusion, persistent blocks) and the rest at their defaults."""
+        return cls(LANE_TILES, tb_n, tb_k, *LANE_FRAGMENT, "full", persist=True, groups=groups,
+                   k_split=k_split, lane=True, stages=stages)
+
     @property
     def fragment(self) -> tuple[int, int, int]:
         return self.frag_m, self.frag_n, self.frag_k
@@ -293,9 +302,10 @@ class KernelConfig:
         """The lane kernel's units of work: 2 x 8 tiles (4 x 16 output pixels) of one image."""
         return wl.n * -(-wl.h // 4) * -(-wl.w // 16)
 
-    def lane_channel_blocks(self, wl: Conv2dWorkload) -> int:
-        """The lane kernel's blocks along K (grid.y): tb_n x k_split channels each."""
-        return wl.k // (self.tb_n * self.k_split)
+    def lane_grid(self, wl: Conv2dWorkload) -> tuple[int, int]:
+        """The lane kernel's grid: block-sized sets of tile groups (x), and blocks along K of
+        tb_n x k_split channels each (y)."""
+        return -(-self.lane_tile_groups(wl) // self.groups), wl.k // (self.tb_n * self.k_split)
 
     def lane_max_warps(self, wl: Conv2dWorkload) -> int:
         """Warps per lane block the register file holds: accumulators plus
@@ -309,10 +319,8 @@ class KernelConfig:
         if (wl.dtype, wl.out, wl.m) != ("fp16", "fp16", 2):
             out.append(f"the lane layout takes fp16 in and out and m=2, not {wl.dtype} -> "
                        f"{wl.out}, m={wl.m}: use the sync-free kernels (drop lane)")
-        fixed = KernelConfig(LANE_TILES, self.tb_n, self.tb_k, *LANE_FRAGMENT, "full",
-                             persist=True, groups=self.groups, k_split=self.k_split, lane=True,
-                             stages=self.stages)
-        if self != fixed:
+        if self != KernelConfig.lane_config(self.tb_n, self.tb_k, self.groups, self.k_split,
+                                            self.stages):
             out.append(f"lane takes tb_m={LANE_TILES}, frag {'x'.join(map(str, LANE_FRAGMENT))}, "
                        "fusion full, pb, vec16, pad16 and no other knobs")
         warp_channels = LANE_WARP_CHANNELS.get(wl.accum, ())
@@ -397,7 +405,7 @@ class KernelConfig:
 
     def blocks(self, wl: Conv2dWorkload) -> int:
         if self.lane:
-            return -(-self.lane_tile_groups(wl) // self.groups) * self.lane_channel_blocks(wl)
+            return math.prod(self.lane_grid(wl))
         return wl.ntiles_padded(self.tb_m) // self.tb_m * (wl.k // (self.tb_n * self.k_split))
 
     def problems(self, wl: Conv2dWorkload, device: DeviceLimits | None = None) -> list[str]:

@@ -37,8 +37,6 @@ def lane_kernels(wl: Conv2dWorkload, cfg: KernelConfig) -> Kernels:
                     (KTRANS_THREADS, 1, 1), 0, ("w", "U"))
     # grid.x counts block-sized sets of tile groups; persistent: the harness launches as many
     # as stay resident and the kernel loops over the rest.
-    forward = Launch("wino_lane_forward",
-                     (-(-cfg.lane_tile_groups(wl) // cfg.groups), cfg.lane_channel_blocks(wl), 1),
-                     (cfg.threads(wl), 1, 1), cfg.smem_bytes(wl), ("x", "U", *inputs, "y"),
-                     persistent=True)
+    forward = Launch("wino_lane_forward", (*cfg.lane_grid(wl), 1), (cfg.threads(wl), 1, 1),
+                     cfg.smem_bytes(wl), ("x", "U", *inputs, "y"), persistent=True)
     return Kernels(source, (Workspace("U", "half", u_count),), (ktrans,), (forward,))

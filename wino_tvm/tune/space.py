@@ -16,8 +16,6 @@ from ..config import (
     ELEMENT_BYTES,
     FRAGMENTS,
     FUSIONS,
-    LANE_FRAGMENT,
-    LANE_TILES,
     MAX_THREAD_REGISTERS,
     OT_CHANNELS,
     DeviceLimits,
@@ -118,8 +116,7 @@ class Axes:
             return
         for tbn, tbk, k_split, groups, stages in itertools.product(
                 self.tb_n, self.tb_k, self.k_split, self.lane_groups, self.lane_stages):
-            yield KernelConfig(LANE_TILES, tbn, tbk, *LANE_FRAGMENT, "full", persist=True,
-                               groups=groups, k_split=k_split, lane=True, stages=stages)
+            yield KernelConfig.lane_config(tbn, tbk, groups, k_split, stages)
 
 
 DEFAULT_AXES = Axes()
