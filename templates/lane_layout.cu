@@ -15,11 +15,17 @@
 // kStages buffers, kStages - 1 chunks ahead (the next tile group's first chunks load while this
 // one's last compute): one group barrier per chunk.
 //
+// With kWgmma (sm_90a) a warpgroup's four warps take four tile groups of one channel slice, and
+// each tap's MMA is one wgmma m64nNk16: A from the lanes' registers as above, B (U) read by the
+// tensor cores from shared memory in core-matrix order, once per warpgroup instead of once per
+// warp through ldmatrix. The accumulators have mma.sync's layout, so OTrans is unchanged.
+//
 // Channel permutations (KTrans is offline, so they cost nothing at run time):
 // - input: the MMA's k columns {2q, 2q+1, 2q+8, 2q+9} of a 16-channel step are the physical
 //   channels 4q .. 4q+3, so one 8-byte load fills a tile's two A registers;
 // - output: column 2q + e of n8 block j is physical channel 2 kNB q + 2j + e, so after OTrans a
 //   lane holds 2 kNB adjacent channels of each output pixel: one 16- or 8-byte store.
+{{NEEDS_ARCH}}
 #include <cuda_fp16.h>
 
 #include <cstdint>
@@ -35,13 +41,15 @@ constexpr int kGroups = {{GROUPS}};   // tile groups per block (groups)
 constexpr int kChunkC = {{CHUNK_C}};  // input channels per staged patch chunk (tb_k)
 constexpr int kStages = {{STAGES}};   // patch buffers per tile group (stages)
 constexpr bool kF32Acc = {{F32_ACC}};
+constexpr bool kWgmma = {{WGMMA}};    // wgmma (sm_90a) instead of mma.sync
 constexpr bool kBias = {{BIAS}}, kResidual = {{RESIDUAL}}, kRelu = {{RELU}};
 
 constexpr int kNB = kWarpK / 8;                 // n8 blocks per warp
 constexpr int kBlockK = kWarpK * kKSlices;      // output channels per block
 constexpr int kThreads = 32 * kKSlices * kGroups;
 constexpr int kRow = kC + 8;                    // U row in halves: +16 B, conflict-free ldmatrix
-constexpr int kUHalves = 16 * kBlockK * kRow;
+// wgmma: U in 128-byte core matrices (8 channels k x 8 channels c), [tap][c / 8][k], unpadded.
+constexpr int kUHalves = 16 * kBlockK * (kWgmma ? kC : kRow);
 constexpr int kChunks = kC / kChunkC;           // chunks per tile group
 constexpr int kStepsPerChunk = kChunkC / 16;    // MMA k steps per chunk
 constexpr int kPatchRows = 6, kPatchCols = 18;  // a group's input: 2 x 8 tiles of 4 x 4
@@ -62,6 +70,12 @@ static_assert(kWarpK == 16 || (kWarpK == 32 && !kF32Acc),
               "lane layout: 16 channels per warp, or 32 with fp16 accumulators (128 registers)");
 static_assert(kK % kBlockK == 0, "lane layout: K must be a multiple of the block's channels");
 static_assert(kThreads <= 1024, "lane layout: at most 32 warps per block");
+static_assert(!kWgmma || kGroups % 4 == 0,
+              "lane layout: wgmma takes warpgroups of four tile groups of one channel slice");
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+static_assert(!kWgmma, "lane layout: wgmma kernels need sm_90a "
+                       "(-gencode=arch=compute_90a,code=sm_90a)");
+#endif
 static_assert(kSmemBytes == {{SMEM_BYTES}}, "lane layout: wino_tvm.config disagrees on shared memory");
 static_assert(kSmemBytes <= 227 * 1024, "lane layout: U and the patches exceed 227 KB");
 
@@ -118,6 +132,72 @@ __device__ __forceinline__ void ldmatrix_x4(uint32_t (&b)[4], uint32_t addr) {
                : "r"(addr));
 }
 
+// wgmma's async protocol: fence before the MMAs that read registers written since, commit them
+// as a group, wait for groups before their A or accumulator registers are touched again.
+__device__ __forceinline__ void wgmma_fence() {
+#ifdef __CUDA_ARCH_FEAT_SM90_ALL
+  asm volatile("wgmma.fence.sync.aligned;");
+#endif
+}
+__device__ __forceinline__ void wgmma_commit() {
+#ifdef __CUDA_ARCH_FEAT_SM90_ALL
+  asm volatile("wgmma.commit_group.sync.aligned;");
+#endif
+}
+template <int kPending>
+__device__ __forceinline__ void wgmma_wait() {
+#ifdef __CUDA_ARCH_FEAT_SM90_ALL
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(kPending) : "memory");
+#endif
+}
+
+// U's descriptor for wgmma, K-major without swizzle: core matrices of 8 rows (k) x 16 bytes,
+// the next 8 channels c (leading byte offset) kBlockK rows on, the next 8 rows k (stride) 128 B.
+__device__ __forceinline__ uint64_t u_descriptor(uint32_t address) {
+  constexpr uint64_t kLeading = kBlockK * 16 >> 4, kStride = 128 >> 4;
+  return (uint64_t)((address & 0x3FFFF) >> 4) | kLeading << 16 | kStride << 32;
+}
+
+// One tap's m64nNk16 wgmma (N = kWarpK) into the lane's n8 blocks of that tap: d = A B, or
+// d += A B with `accumulate` (no zeroing of the accumulators between the MMAs).
+__device__ __forceinline__ void wgmma(uint32_t (&d)[kWarpK / 8][2], const uint32_t (&a)[4],
+                                      uint64_t desc, bool accumulate) {
+#ifdef __CUDA_ARCH_FEAT_SM90_ALL
+  uint32_t* r = &d[0][0];
+  if constexpr (kWarpK == 32)
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %13, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n32k16.f16.f16.f16 {%0,%1,%2,%3,%4,%5,%6,%7}, "
+                 "{%8,%9,%10,%11}, %12, p, 1, 1, 0;\n}"
+                 : "+r"(r[0]), "+r"(r[1]), "+r"(r[2]), "+r"(r[3]), "+r"(r[4]), "+r"(r[5]),
+                   "+r"(r[6]), "+r"(r[7])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"((int)accumulate));
+  else
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %9, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n16k16.f16.f16.f16 {%0,%1,%2,%3}, "
+                 "{%4,%5,%6,%7}, %8, p, 1, 1, 0;\n}"
+                 : "+r"(r[0]), "+r"(r[1]), "+r"(r[2]), "+r"(r[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"((int)accumulate));
+#endif
+}
+
+__device__ __forceinline__ void wgmma(float (&d)[kWarpK / 8][4], const uint32_t (&a)[4],
+                                      uint64_t desc, bool accumulate) {
+#ifdef __CUDA_ARCH_FEAT_SM90_ALL
+  static_assert(!kF32Acc || kWarpK == 16, "lane layout: fp32 accumulators take 16 channels per warp");
+  float* r = &d[0][0];
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %13, 0;\n"
+               "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 {%0,%1,%2,%3,%4,%5,%6,%7}, "
+               "{%8,%9,%10,%11}, %12, p, 1, 1, 0;\n}"
+               : "+f"(r[0]), "+f"(r[1]), "+f"(r[2]), "+f"(r[3]), "+f"(r[4]), "+f"(r[5]),
+                 "+f"(r[6]), "+f"(r[7])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"((int)accumulate));
+#endif
+}
+
+// Ties the accumulators to the last wgmma_wait, so that no read of them moves above it.
+__device__ __forceinline__ void wgmma_settle(uint32_t& v) { asm volatile("" : "+r"(v)); }
+__device__ __forceinline__ void wgmma_settle(float& v) { asm volatile("" : "+f"(v)); }
+
 // Channel pairs of OTrans: half2 (fp16 accumulators) or float2 (fp32).
 __device__ __forceinline__ half2 add(half2 a, half2 b) { return __hadd2(a, b); }
 __device__ __forceinline__ half2 sub(half2 a, half2 b) { return __hsub2(a, b); }
@@ -145,13 +225,16 @@ __device__ __forceinline__ half2 bt_row(int i, half2 d0, half2 d1, half2 d2, hal
 
 // 16-channel step s of a chunk for a warp's 16 tiles: load from the chunk's patch buffer,
 // B^T d B, MMA. xb is the lane's first input pixel in that buffer; b_chunk addresses U's
-// columns of the chunk.
-template <int s>
+// columns of the chunk (mma.sync: the lane's ldmatrix address; wgmma: the chunk's descriptor).
+template <int s, typename B>
 __device__ __forceinline__ void channel_step(Acc (&acc)[16][kNB][kAccRegs], const half* xb,
-                                             uint32_t b_chunk) {
+                                             B b_chunk, bool first_chunk) {
   constexpr int kOffset = s * 16;
   // Input rows 0-3 belong to the top tile, rows 2-5 to the bottom one; .x holds
   // channels 4q, 4q+1 (A register 0 / 1), .y channels 4q+2, 4q+3 (register 2 / 3).
+  // wgmma: the previous step's MMAs still read A registers; wait for them before this step's
+  // input loads and transform take registers (both at once spill).
+  if constexpr (kWgmma) wgmma_wait<0>();
   uint2 d[6][4];
 #pragma unroll
   for (int i = 0; i < 6; ++i)
@@ -171,33 +254,56 @@ __device__ __forceinline__ void channel_step(Acc (&acc)[16][kNB][kAccRegs], cons
         t[tile][1][j] = bt_row(tr, u2h(d[r][j].y), u2h(d[r + 1][j].y), u2h(d[r + 2][j].y),
                                u2h(d[r + 3][j].y));
       }
+    if constexpr (kWgmma) {
+      // The four taps of row tr: one fence for their A registers, then a wgmma each.
+      uint32_t a[4][4];
 #pragma unroll
-    for (int tc = 0; tc < 4; ++tc) {
-      uint32_t a[4];
+      for (int tc = 0; tc < 4; ++tc)
 #pragma unroll
-      for (int tile = 0; tile < 2; ++tile)
+        for (int tile = 0; tile < 2; ++tile)
 #pragma unroll
-        for (int h = 0; h < 2; ++h)
-          a[2 * h + tile] = h2u(bt_row(tc, t[tile][h][0], t[tile][h][1], t[tile][h][2],
-                                       t[tile][h][3]));
-      const int tap = tr * 4 + tc;
+          for (int h = 0; h < 2; ++h)
+            a[tc][2 * h + tile] = h2u(bt_row(tc, t[tile][h][0], t[tile][h][1], t[tile][h][2],
+                                             t[tile][h][3]));
+      wgmma_fence();
 #pragma unroll
-      for (int p = 0; p < kNB / 2; ++p) {
-        uint32_t b[4];
-        ldmatrix_x4(b, b_chunk + 2u * (uint32_t)((tap * kBlockK + p * 16) * kRow + s * 16));
-        mma(acc[tap][2 * p], a, b[0], b[1]);
-        mma(acc[tap][2 * p + 1], a, b[2], b[3]);
+      for (int tc = 0; tc < 4; ++tc) {
+        const int tap = tr * 4 + tc;
+        // Core matrices (tap, c / 8): this step's two along c are kBlockK x 16 B apart.
+        wgmma(acc[tap], a[tc], b_chunk + (uint64_t)((tap * kC / 8 + 2 * s) * kBlockK),
+              !(first_chunk && s == 0));
+      }
+    } else {
+#pragma unroll
+      for (int tc = 0; tc < 4; ++tc) {
+        uint32_t a[4];
+#pragma unroll
+        for (int tile = 0; tile < 2; ++tile)
+#pragma unroll
+          for (int h = 0; h < 2; ++h)
+            a[2 * h + tile] = h2u(bt_row(tc, t[tile][h][0], t[tile][h][1], t[tile][h][2],
+                                         t[tile][h][3]));
+        const int tap = tr * 4 + tc;
+#pragma unroll
+        for (int p = 0; p < kNB / 2; ++p) {
+          uint32_t b[4];
+          ldmatrix_x4(b, b_chunk + 2u * (uint32_t)((tap * kBlockK + p * 16) * kRow + s * 16));
+          mma(acc[tap][2 * p], a, b[0], b[1]);
+          mma(acc[tap][2 * p + 1], a, b[2], b[3]);
+        }
       }
     }
   }
+  if constexpr (kWgmma) wgmma_commit();
 }
 
 // One chunk of the channel loop, one channel_step per 16 channels, unrolled by a fold
 // expression (nvcc left a plain `#pragma unroll` loop rolled, recomputing every address each step).
-template <int... S>
+template <typename B, int... S>
 __device__ __forceinline__ void channel_chunk(Acc (&acc)[16][kNB][kAccRegs], const half* xb,
-                                              uint32_t b_chunk, std::integer_sequence<int, S...>) {
-  (channel_step<S>(acc, xb, b_chunk), ...);
+                                              B b_chunk, bool first_chunk,
+                                              std::integer_sequence<int, S...>) {
+  (channel_step<S>(acc, xb, b_chunk, first_chunk), ...);
 }
 
 // Image, top tile row and first tile column of tile group `group`.
@@ -332,21 +438,40 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
   half* Us = reinterpret_cast<half*>(smem);
   const int k_block = blockIdx.y * kBlockK;
   constexpr int kPieces = kC / 8;  // 16-byte pieces per U row
-  for (int i = threadIdx.x; i < 16 * kBlockK * kPieces; i += kThreads) {
-    const int row = i / kPieces, piece = i % kPieces;  // row = tap * kBlockK + channel
-    const int tap = row / kBlockK, k = row % kBlockK;
-    *reinterpret_cast<uint4*>(Us + row * kRow + piece * 8) =
-        __ldg(reinterpret_cast<const uint4*>(U + ((long long)tap * kK + k_block + k) * kC) +
-              piece);
+  if constexpr (kWgmma) {
+    // U is [tap][c / 8][k][8 c] (wino_lane_ktrans): the block's kBlockK rows of each
+    // (tap, c / 8) are one contiguous run, and so are they in shared memory.
+    for (int i = threadIdx.x; i < 16 * kPieces * kBlockK; i += kThreads) {
+      const int run = i / kBlockK, k = i % kBlockK;  // run = tap * kPieces + c / 8
+      reinterpret_cast<uint4*>(Us)[i] =
+          __ldg(reinterpret_cast<const uint4*>(U) + (long long)run * kK + k_block + k);
+    }
+    // wgmma reads U through the async proxy: make the generic stores visible to it.
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  } else {
+    for (int i = threadIdx.x; i < 16 * kBlockK * kPieces; i += kThreads) {
+      const int row = i / kPieces, piece = i % kPieces;  // row = tap * kBlockK + channel
+      const int tap = row / kBlockK, k = row % kBlockK;
+      *reinterpret_cast<uint4*>(Us + row * kRow + piece * 8) =
+          __ldg(reinterpret_cast<const uint4*>(U + ((long long)tap * kK + k_block + k) * kC) +
+                piece);
+    }
   }
 
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  const int group = warp / kKSlices, kslice = warp % kKSlices, tid = kslice * 32 + lane;
+  // wgmma: warpgroup w holds rank r = warp % 4 of tile group (w / kKSlices) * 4 + r, channel
+  // slice w % kKSlices.
+  const int rank = warp % 4, warpgroup = warp / 4;
+  const int group = kWgmma ? warpgroup / kKSlices * 4 + rank : warp / kKSlices;
+  const int kslice = kWgmma ? warpgroup % kKSlices : warp % kKSlices, tid = kslice * 32 + lane;
   const int g = lane >> 2, q = lane & 3;
   // ldmatrix.x4: lanes 8i .. 8i+7 address matrix i = (n8 block i / 2, k half i % 2).
   const uint32_t b_base = (uint32_t)__cvta_generic_to_shared(Us) +
                           2u * (uint32_t)((kslice * kWarpK + (lane >> 4) * 8 + (lane & 7)) * kRow +
                                           ((lane >> 3) & 1) * 8);
+  // wgmma: the descriptor of the slice's first core matrix (rows k of kslice, channels c 0-7).
+  const uint64_t b_desc =
+      u_descriptor((uint32_t)__cvta_generic_to_shared(Us) + 16u * (uint32_t)(kslice * kWarpK));
   const int channel = k_block + kslice * kWarpK + 2 * kNB * q;
   float2 bias_pairs[kNB];
 #pragma unroll
@@ -370,15 +495,21 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
   __syncthreads();  // U staged
 
   int buffer = 0;  // of the item about to be computed
-  for (; tile_group < kTileGroups; tile_group += stride) {
+  // wgmma: the warpgroup's four tile groups run the same trips (its MMAs are collective), and
+  // those past the last tile group compute on stale data without storing it.
+  for (; (kWgmma ? tile_group - rank : tile_group) < kTileGroups; tile_group += stride) {
     const int3 o = group_origin(tile_group);
+    // wgmma's first MMA of a tile group overwrites the accumulators instead (zeroing them
+    // between MMAs would make ptxas fence each one).
     Acc acc[16][kNB][kAccRegs];
+    if constexpr (!kWgmma) {
 #pragma unroll
-    for (int t = 0; t < 16; ++t)
+      for (int t = 0; t < 16; ++t)
 #pragma unroll
-      for (int j = 0; j < kNB; ++j)
+        for (int j = 0; j < kNB; ++j)
 #pragma unroll
-        for (int r = 0; r < kAccRegs; ++r) acc[t][j][r] = Acc(0);
+          for (int r = 0; r < kAccRegs; ++r) acc[t][j][r] = Acc(0);
+    }
 #pragma unroll
     for (int chunk = 0; chunk < kChunks; ++chunk) {
       wait_oldest_chunk(group);
@@ -387,9 +518,30 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
       const int free_buffer = buffer == 0 ? kStages - 1 : buffer - 1;
       stage_chunk(patch + free_buffer * kPatchHalves, x, group_origin(ahead),
                   (chunk + kStages - 1) % kChunks, ahead < kTileGroups, tid);
-      channel_chunk(acc, xb + buffer * kPatchHalves, b_base + 2u * (uint32_t)(chunk * kChunkC),
-                    std::make_integer_sequence<int, kStepsPerChunk>{});
+      if constexpr (kWgmma) {
+        // With one channel slice the descriptors are uniform (uniform registers, one UIADD3
+        // each). With more they are not: opaque per chunk, else nvcc hoists every wgmma's
+        // descriptor out of the tile-group loop into registers (spills at C = 128).
+        uint64_t desc = b_desc + (uint64_t)(chunk * kChunkC / 8 * kBlockK);
+        if constexpr (kKSlices > 1) asm volatile("" : "+l"(desc));
+        channel_chunk(acc, xb + buffer * kPatchHalves, desc, chunk == 0,
+                      std::make_integer_sequence<int, kStepsPerChunk>{});
+      } else {
+        channel_chunk(acc, xb + buffer * kPatchHalves,
+                      b_base + 2u * (uint32_t)(chunk * kChunkC), chunk == 0,
+                      std::make_integer_sequence<int, kStepsPerChunk>{});
+      }
       buffer = buffer == kStages - 1 ? 0 : buffer + 1;
+    }
+    if constexpr (kWgmma) {
+      wgmma_wait<0>();
+#pragma unroll
+      for (int t = 0; t < 16; ++t)
+#pragma unroll
+        for (int j = 0; j < kNB; ++j)
+#pragma unroll
+          for (int r = 0; r < kAccRegs; ++r) wgmma_settle(acc[t][j][r]);
+      if (tile_group >= kTileGroups) continue;
     }
     otrans_store(acc, o, g, channel, bias_pairs, residual, y);
   }
@@ -397,7 +549,8 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
 
 }  // namespace wino_lane
 
-// U = G g G^T per (k, c), stored [tap][k logical][c logical] in fp16.
+// U = G g G^T per (k, c), stored [tap][k logical][c logical] in fp16 (wgmma: in core matrices,
+// [tap][c logical / 8][k logical][c logical % 8]).
 __global__ void wino_lane_ktrans(const half* __restrict__ w, half* __restrict__ U) {
   using namespace wino_lane;
   const int idx = blockIdx.x * blockDim.x + threadIdx.x;
@@ -412,7 +565,9 @@ __global__ void wino_lane_ktrans(const half* __restrict__ w, half* __restrict__ 
       float u = 0.f;
       for (int r = 0; r < 3; ++r)
         for (int s = 0; s < 3; ++s) u += G[i][r] * g[r][s] * G[j][s];
-      U[((i * 4 + j) * kK + k_logical(k)) * kC + c_logical(c)] = __float2half_rn(u);
+      const int tap = i * 4 + j, cl = c_logical(c);
+      U[kWgmma ? ((tap * (kC / 8) + cl / 8) * kK + k_logical(k)) * 8 + cl % 8
+               : (tap * kK + k_logical(k)) * kC + cl] = __float2half_rn(u);
     }
 }
 

@@ -25,8 +25,8 @@ ALL = ("bias", "residual", "relu")
 
 
 def lane_cfg(tb_n: int = 32, k_split: int = 2, groups: int = 4, tb_k: int = 32,
-             stages: int = 2) -> KernelConfig:
-    return KernelConfig.lane_config(tb_n, tb_k, groups, k_split, stages)
+             stages: int = 2, wgmma: bool = False) -> KernelConfig:
+    return KernelConfig.lane_config(tb_n, tb_k, groups, k_split, stages, wgmma)
 
 
 def fp16(*shape: int, accum: str = "fp16", epilogue: tuple[str, ...] = ()) -> Conv2dWorkload:
@@ -40,6 +40,11 @@ def test_name_round_trips_and_lane_needs_pb() -> None:
     assert KernelConfig.parse(name) == ({"dtype": "fp16", "accum": "fp16", "m": 2}, cfg)
     staged = lane_cfg(stages=3)
     assert KernelConfig.parse(staged.name(wl))[1] == staged and staged.name(wl).endswith("-st3")
+    wg = lane_cfg(stages=3, wgmma=True)
+    assert wg.name(wl).endswith("-lane-wg-g4-ks2-st3") and KernelConfig.parse(wg.name(wl))[1] == wg
+    # wgmma is the lane kernel's knob only
+    with pytest.raises(WinoError, match="not a wino-tvm config name"):
+        KernelConfig.parse("fp16-fp16-m2-tbm16-tbn32-tbk64-frag16x16x16-full-vec16-pad16-pb-wg")
     # patch buffers are the lane kernel's knob only
     with pytest.raises(WinoError, match="not a wino-tvm config name"):
         KernelConfig.parse("fp16-fp16-m2-tbm16-tbn32-tbk64-frag16x16x16-full-vec16-pad16-pb-st3")
@@ -67,6 +72,10 @@ def test_name_round_trips_and_lane_needs_pb() -> None:
     (fp16(1, 28, 28, 256, 256), lane_cfg(32, 2, 4), "exceeds NVIDIA H100's"),
     (fp16(1, 56, 56, 64, 64), KernelConfig(16, 32, 64, fusion="full", stages=3),
      "patch buffers are a knob of the lane kernel only"),
+    (fp16(1, 56, 56, 64, 64), lane_cfg(16, 2, 6, wgmma=True),
+     "groups=6 must be a multiple of 4"),
+    (fp16(1, 56, 56, 64, 64), KernelConfig(16, 32, 64, fusion="full", wgmma=True),
+     "wgmma: a knob of the lane kernel only"),
 ])
 def test_problems_name_the_fix(wl: Conv2dWorkload, cfg: KernelConfig, message: str) -> None:
     problems = "; ".join(cfg.problems(wl, H100))
@@ -128,6 +137,13 @@ VARIANTS = {
     "fp32_c128_one_warp": (fp16(1, 9, 40, 128, 64, accum="fp32", epilogue=("bias",)),
                            lane_cfg(16, 1, 1, 64)),
     "fp16_c48_3_chunks_4_stages": (fp16(2, 12, 20, 48, 32), lane_cfg(16, 2, 3, 16, 4)),
+    # wgmma: both accumulators and warp widths, K blocks, and a last block whose warpgroups
+    # hold tile groups past the end (3 images x 2 groups over 8 per block)
+    "fp16_w32_wgmma": (fp16(1, 64, 64, 64, 64), lane_cfg(32, 2, 4, 16, 3, wgmma=True)),
+    "fp32_wgmma_epilogue_ragged": (fp16(3, 7, 9, 64, 64, accum="fp32", epilogue=ALL),
+                                   lane_cfg(16, 1, 8, 32, 2, wgmma=True)),
+    "fp16_w16_c128_wgmma_kblocks": (fp16(2, 14, 14, 128, 128, epilogue=("residual",)),
+                                    lane_cfg(16, 2, 4, 32, 2, wgmma=True)),
 }
 
 
@@ -145,10 +161,13 @@ def artifacts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 @pytest.mark.nvcc
 @needs_nvcc
 def test_every_variant_compiles_without_spills(artifacts: dict[str, Path]) -> None:
+    def check(name: str) -> dict[str, list[str]]:
+        # wgmma needs sm_90a: compile_check takes it for the sm_90 GPU
+        archs = ("sm_90",) if VARIANTS[name][1].wgmma else ("sm_80", "sm_90")
+        return compile_check(artifacts[name], archs=archs)
+
     with ThreadPoolExecutor(2) as pool:
-        reports = dict(zip(artifacts, pool.map(
-            lambda d: compile_check(d, archs=("sm_80", "sm_90")), artifacts.values()),
-            strict=True))
+        reports = dict(zip(artifacts, pool.map(check, artifacts), strict=True))
     for name, report in reports.items():
         for arch, lines in report.items():
             # ptxas reports each kernel's spills, then its registers; the forward kernel keeps
@@ -157,6 +176,10 @@ def test_every_variant_compiles_without_spills(artifacts: dict[str, Path]) -> No
                               r"loads.*?Used (\d+) registers", "\n".join(lines), re.S)
             assert found, (name, arch, lines)
             assert found.group(1, 2) == ("0", "0") and int(found.group(3)) <= 255, (name, arch)
+            # ptxas fences wgmmas itself where registers change between them (slow)
+            assert "warpgroup.arrive is injected" not in "\n".join(lines), name
+            assert "serialized" not in "\n".join(lines), name
+        assert list(report) == (["sm_90a"] if VARIANTS[name][1].wgmma else ["sm_80", "sm_90"])
 
 
 @pytest.fixture(scope="module")

@@ -85,6 +85,16 @@ def test_arch_flags() -> None:
     assert runner._arch_flags("sm_90a") == ["-gencode=arch=compute_90a,code=sm_90a"]
 
 
+def test_target_arch_follows_the_programs_needs(tmp_path: Path) -> None:
+    plain, wgmma = tmp_path / "plain.cu", tmp_path / "wgmma.cu"
+    plain.write_text("__global__ void k() {}\n")
+    wgmma.write_text("// wino-tvm: needs sm_90a\n__global__ void k() {}\n")
+    assert runner.target_arch(plain, "sm_80") == "sm_80"
+    assert runner.target_arch(wgmma, "sm_90") == runner.target_arch(wgmma, "sm_90a") == "sm_90a"
+    with pytest.raises(WinoError, match="runs on sm_90 GPUs .*not sm_80; rebuild it without wg"):
+        runner.target_arch(wgmma, "sm_80")
+
+
 @pytest.mark.nvcc
 def test_compile_program_reports_nvcc_errors(tmp_path: Path) -> None:
     try:

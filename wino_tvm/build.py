@@ -88,6 +88,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         "16x8x16 fragment")
     p.add_argument("--stages", type=int, default=2,
                    help="with --lane: input patch buffers per tile group (2 to 4; tuned)")
+    p.add_argument("--wgmma", action="store_true",
+                   help="with --lane: wgmma instead of mma.sync (sm_90 GPUs, compiled for "
+                        "sm_90a; --groups a multiple of 4; tuned)")
     p.add_argument("--arch", default="sm_90", choices=sorted(ARCH_DEVICE),
                    help="CUDA architecture to generate and compile for")
     p.add_argument("--out", type=Path, default=Path("artifacts/build"), help="artifact folder")
@@ -154,9 +157,13 @@ def _config(args: argparse.Namespace) -> tuple[Conv2dWorkload, KernelConfig]:
     if args.lane:
         cfg = cfg.with_(tb_m=LANE_TILES, frag_m=LANE_FRAGMENT[0], frag_n=LANE_FRAGMENT[1],
                         frag_k=LANE_FRAGMENT[2], fusion="full", persist=True, lane=True,
-                        stages=args.stages)
-    elif args.stages != 2:
-        raise WinoError("--stages is a knob of the lane kernel: add --lane or drop it")
+                        stages=args.stages, wgmma=args.wgmma)
+    elif args.stages != 2 or args.wgmma:
+        flag = "--stages" if args.stages != 2 else "--wgmma"
+        raise WinoError(f"{flag} is a knob of the lane kernel: add --lane or drop it")
+    if cfg.wgmma and args.arch != "sm_90":
+        raise WinoError(f"--wgmma runs on sm_90 GPUs (H100, H200), not {args.arch}: drop it "
+                        "or build with --arch sm_90")
     cfg.validate(wl, KNOWN_DEVICES[ARCH_DEVICE[args.arch]])
     return wl, cfg
 

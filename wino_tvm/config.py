@@ -85,11 +85,18 @@ LANE_WARP_CHANNELS = {"fp16": (16, 32), "fp32": (16,)}  # accumulators: 128 regi
 # accumulator registers, 140-142 with 64): a block gets as many warps as the register file
 # holds at that count.
 LANE_OTHER_REGISTERS = 84
+# With wgmma (nvcc 13: 228 with 128 accumulator registers and one channel slice, 245 with two):
+# all 16 taps' A registers stay live until the step's MMAs are done.
+LANE_OTHER_REGISTERS_WGMMA = 100
 LANE_PATCH_PIXELS = 6 * 18  # a tile group's input: 2 x 8 tiles of 4 x 4 pixels
 # Channels per staged patch chunk: whole 16-channel MMA steps, at most 16 pieces of 16 bytes per
 # pixel so that one warp's pass copies whole pixels.
 LANE_CHUNK_CHANNELS = (16, 32, 64, 128)
 LANE_STAGES = (2, 3, 4)
+# wgmma lane kernels: a warpgroup (4 warps, M = 64 tiles) is 4 tile groups of one channel slice.
+LANE_WARPGROUP_GROUPS = 4
+# GPU code for wgmma needs the arch-specific target; it runs on sm_90 GPUs only.
+WGMMA_ARCH = "sm_90a"
 
 
 SHMEM_ALIGN = 128  # bytes; WMMA pointers need 32, and a warp group's slice starts a fresh line
@@ -149,14 +156,16 @@ class KernelConfig:
     lane: bool = False
     # lane kernel: patch buffers per tile group (chunks stage stages - 1 ahead)
     stages: int = 2
+    # lane kernel: wgmma (sm_90a; a warpgroup's four tile groups share each B read) for mma.sync
+    wgmma: bool = False
 
     @classmethod
     def lane_config(cls, tb_n: int, tb_k: int, groups: int = 1, k_split: int = 1,
-                    stages: int = 2) -> KernelConfig:
+                    stages: int = 2, wgmma: bool = False) -> KernelConfig:
         """A lane-layout config: these knobs, the fixed ones (16 tiles per warp, the m16n8k16
         fragment, full fusion, persistent blocks) and the rest at their defaults."""
         return cls(LANE_TILES, tb_n, tb_k, *LANE_FRAGMENT, "full", persist=True, groups=groups,
-                   k_split=k_split, lane=True, stages=stages)
+                   k_split=k_split, lane=True, stages=stages, wgmma=wgmma)
 
     @property
     def fragment(self) -> tuple[int, int, int]:
@@ -179,6 +188,7 @@ class KernelConfig:
             *([] if self.u_smem else ["ul2"]),
             *(["pb"] if self.persist else []),
             *(["lane"] if self.lane else []),
+            *(["wg"] if self.wgmma else []),
             *(f"{prefix}{getattr(self, knob)}" for prefix, knob in COUNTED_TOKENS.items()
               if getattr(self, knob) != _DEFAULTS[knob]),
         ]
@@ -190,14 +200,15 @@ class KernelConfig:
         try:
             dtype, accum, m, tbm, tbn, tbk, frag, fusion, vec, pad = parts[:10]
             fm, fn, fk = (int(v) for v in frag.removeprefix("frag").split("x"))
-            # Optional tokens after the ten fixed ones: ul2, pb, lane, then COUNTED_TOKENS
+            # Optional tokens after the ten fixed ones: ul2, pb, lane, wg, then COUNTED_TOKENS
             # (numbers other than the defaults); name() must give back the same text.
-            knobs: dict = {"u_smem": True, "persist": False, "lane": False}
+            knobs: dict = {"u_smem": True, "persist": False, "lane": False, "wgmma": False}
+            flags = {"pb": "persist", "lane": "lane", "wg": "wgmma"}
             for token in parts[10:]:
                 if token == "ul2":
                     knobs["u_smem"] = False
-                elif token in ("pb", "lane"):
-                    knobs["persist" if token == "pb" else "lane"] = True
+                elif token in flags:
+                    knobs[flags[token]] = True
                 else:
                     prefix = token.rstrip("0123456789")
                     knobs[COUNTED_TOKENS[prefix]] = int(token.removeprefix(prefix))
@@ -205,11 +216,11 @@ class KernelConfig:
                       int(tbk.removeprefix("tbk")), fm, fn, fk, fusion,
                       int(vec.removeprefix("vec")), int(pad.removeprefix("pad")), **knobs)
             # The grammar: g<N> or ks<N> (not both, but for lane) only after pb, pb not with ul2,
-            # lane only after pb, st<N> only with lane.
+            # lane only after pb, st<N> and wg only with lane.
             split = cfg.groups != 1 or cfg.k_split != 1
             if (cfg._tokens() != parts[3:] or (split and not cfg.persist)
                     or (cfg.groups != 1 and cfg.k_split != 1 and not cfg.lane)
-                    or (cfg.stages != _DEFAULTS["stages"] and not cfg.lane)
+                    or ((cfg.stages != _DEFAULTS["stages"] or cfg.wgmma) and not cfg.lane)
                     or (cfg.persist and not cfg.u_smem) or (cfg.lane and not cfg.persist)):
                 raise ValueError(name)
         except (ValueError, KeyError):
@@ -291,11 +302,11 @@ class KernelConfig:
 
     def lane_smem_bytes(self, wl: Conv2dWorkload) -> int:
         """The lane kernel's shared memory: U's rows for the block's tb_n x k_split channels
-        (C + 8 halves: conflict-free ldmatrix), and per tile group `stages` patch buffers of
-        tb_k channels (+ 8 halves: conflict-free 8-byte reads)."""
+        (C + 8 halves: conflict-free ldmatrix; C in wgmma's core matrices), and per tile group
+        `stages` patch buffers of tb_k channels (+ 8 halves: conflict-free 8-byte reads)."""
         u_rows = wl.alpha * wl.alpha * self.tb_n * self.k_split
         patches = self.groups * self.stages * LANE_PATCH_PIXELS * (self.tb_k + 8)
-        return ELEMENT_BYTES["fp16"] * (u_rows * (wl.c + 8) + patches)
+        return ELEMENT_BYTES["fp16"] * (u_rows * (wl.c + (0 if self.wgmma else 8)) + patches)
 
     @staticmethod
     def lane_tile_groups(wl: Conv2dWorkload) -> int:
@@ -310,7 +321,8 @@ class KernelConfig:
     def lane_max_warps(self, wl: Conv2dWorkload) -> int:
         """Warps per lane block the register file holds: accumulators plus
         LANE_OTHER_REGISTERS per thread."""
-        per_thread = self.accumulator_registers(wl) + LANE_OTHER_REGISTERS
+        per_thread = self.accumulator_registers(wl) + (
+            LANE_OTHER_REGISTERS_WGMMA if self.wgmma else LANE_OTHER_REGISTERS)
         return REGISTER_FILE // (per_thread * WARP_SIZE)
 
     def _lane_problems(self, wl: Conv2dWorkload) -> list[str]:
@@ -320,7 +332,7 @@ class KernelConfig:
             out.append(f"the lane layout takes fp16 in and out and m=2, not {wl.dtype} -> "
                        f"{wl.out}, m={wl.m}: use the sync-free kernels (drop lane)")
         if self != KernelConfig.lane_config(self.tb_n, self.tb_k, self.groups, self.k_split,
-                                            self.stages):
+                                            self.stages, self.wgmma):
             out.append(f"lane takes tb_m={LANE_TILES}, frag {'x'.join(map(str, LANE_FRAGMENT))}, "
                        "fusion full, pb, vec16, pad16 and no other knobs")
         warp_channels = LANE_WARP_CHANNELS.get(wl.accum, ())
@@ -333,6 +345,9 @@ class KernelConfig:
         if self.stages not in LANE_STAGES:
             out.append(f"lane: stages={self.stages} patch buffers per tile group; one of "
                        f"{LANE_STAGES}")
+        if self.wgmma and self.groups % LANE_WARPGROUP_GROUPS:
+            out.append(f"lane: wgmma (wg) takes warpgroups of {LANE_WARPGROUP_GROUPS} tile groups: "
+                       f"groups={self.groups} must be a multiple of {LANE_WARPGROUP_GROUPS}")
         most = self.lane_max_warps(wl)
         if not (self.groups >= 1 and self.k_split >= 1
                 and self.threads(wl) <= most * WARP_SIZE):
@@ -481,6 +496,8 @@ class KernelConfig:
         if self.stages != _DEFAULTS["stages"]:
             out.append(f"stages={self.stages}: patch buffers are a knob of the lane kernel only: "
                        "drop it or add lane")
+        if self.wgmma:
+            out.append("wgmma: a knob of the lane kernel only: drop it or add lane")
         if device is not None and self.smem_bytes(wl) > device.smem_per_block:
             out.append(
                 f"shared memory {self.smem_bytes(wl)} B exceeds {device.name}'s "

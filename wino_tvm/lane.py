@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .config import KernelConfig
+from .config import WGMMA_ARCH, KernelConfig
 from .harness import Kernels, Launch, Workspace, fill_template
 from .workload import Conv2dWorkload
 
@@ -22,10 +22,12 @@ def lane_kernels(wl: Conv2dWorkload, cfg: KernelConfig) -> Kernels:
               *(f"const half* __restrict__ {name}" for name in inputs), "half* __restrict__ y"]
     source = fill_template(TEMPLATE_PATH.read_text(), {
         "CONFIG": cfg.name(wl),
+        # wino_tvm.runner compiles a program with this line for the arch-specific target.
+        "NEEDS_ARCH": f"// wino-tvm: needs {WGMMA_ARCH}" if cfg.wgmma else "",
         "N": str(wl.n), "H": str(wl.h), "W": str(wl.w), "C": str(wl.c), "K": str(wl.k),
         "WARP_K": str(cfg.tb_n), "K_SLICES": str(cfg.k_split), "GROUPS": str(cfg.groups),
         "CHUNK_C": str(cfg.tb_k), "STAGES": str(cfg.stages),
-        "F32_ACC": str(wl.accum == "fp32").lower(),
+        "F32_ACC": str(wl.accum == "fp32").lower(), "WGMMA": str(cfg.wgmma).lower(),
         **{op.upper(): str(on).lower() for op, on in epilogue.items()},
         "SMEM_BYTES": str(cfg.smem_bytes(wl)),
         "FORWARD_PARAMS": ", ".join(params),

@@ -28,6 +28,8 @@ DEFAULT_CUDA_ROOTS = ("/usr/local/cuda",)
 _NVCC_FLAGS = ("-std=c++17", "-O3", "-diag-suppress=177")
 _ARCH = re.compile(r"sm_(\d+)(a?)")
 _TAIL_LINES = 30
+# A program that uses arch-specific instructions (wgmma) says so in a line of its source.
+_NEEDS_ARCH = re.compile(r"^// wino-tvm: needs (sm_\d+a)$", re.M)
 
 
 def find_nvcc() -> str:
@@ -79,6 +81,19 @@ def _arch_flags(arch: str) -> list[str]:
     return [f"-arch={arch}"]
 
 
+def target_arch(program: Path, arch: str) -> str:
+    """The target to compile program for a GPU of arch: arch itself, or the arch-specific one
+    the program asks for (wgmma: sm_90a on an sm_90 GPU)."""
+    needs = _NEEDS_ARCH.search(program.read_text())
+    if needs is None:
+        return arch
+    if arch.removesuffix("a") != needs.group(1).removesuffix("a"):
+        raise WinoError(f"{program} uses {needs.group(1)} instructions (wgmma): it runs on "
+                        f"{needs.group(1).removesuffix('a')} GPUs (H100, H200), not {arch}; "
+                        "rebuild it without wg for this GPU")
+    return needs.group(1)
+
+
 def _program(artifact_dir: Path) -> Path:
     program = Path(artifact_dir) / PROGRAM_FILE
     if not program.is_file():
@@ -101,6 +116,7 @@ def compile_program(artifact_dir: Path, arch: str, extra_flags: Sequence[str] = 
     """Build artifact_dir/program.cu into the executable artifact_dir/wino_bench."""
     program = _program(artifact_dir)
     binary = program.parent / BINARY_FILE
+    arch = target_arch(program, arch)
     args = [*_NVCC_FLAGS, "-lineinfo", *_arch_flags(arch), *extra_flags]
     proc = _nvcc([*args, "-o", str(binary), str(program)], program, arch)
     if proc.stderr.strip():
@@ -115,7 +131,8 @@ def compile_check(
     (registers, shared memory, spills) per arch."""
     program = _program(artifact_dir)
     report = {}
-    for arch in archs:
+    for gpu_arch in archs:
+        arch = target_arch(program, gpu_arch)
         cubin = program.parent / f"program_{arch}.cubin"
         args = [*_NVCC_FLAGS, *_arch_flags(arch), "-cubin", "-Xptxas", "-v"]
         proc = _nvcc([*args, "-o", str(cubin), str(program)], program, arch)

@@ -1,0 +1,26 @@
+#!/bin/bash
+# The lane kernel with wgmma (README.md). Usage: run.sh OUT PART, PART tune (run 1: GPU tests,
+# the negative control of plan.py's probe, the wgmma sweep against each pick). Writes straight
+# to OUT/wgmma so partial results survive a timeout.
+set -u
+O=$1
+W=$O/wgmma
+mkdir -p $W
+tar xzf .gpu/wgmma.tar.gz -C .gpu
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv > $W/env_$2.txt
+if [ "$2" = tune ]; then
+  python3 -m pytest -q -m gpu tests/test_lane.py > $W/gpu_tests.log 2>&1
+  tail -2 $W/gpu_tests.log
+  # Negative control: U's descriptor with its two strides swapped must fail the check.
+  for d in .gpu/wgmma/probe/*/; do
+    cp -r $d .gpu/wgmma/probe/swapped
+    sed -i 's/return (uint64_t)((address \& 0x3FFFF) >> 4) | kLeading << 16 | kStride << 32;/return (uint64_t)((address \& 0x3FFFF) >> 4) | kStride << 16 | kLeading << 32;/' \
+      .gpu/wgmma/probe/swapped/program.cu
+    grep -c "kStride << 16" .gpu/wgmma/probe/swapped/program.cu > $W/probe_swapped_edits.txt
+  done
+  python3 -m wino_tvm.batch .gpu/wgmma/probe --record $W/probe.jsonl \
+    --checks 2 > $W/probe.log 2>&1
+  tail -3 $W/probe.log
+  python3 -m wino_tvm.tune measure .gpu/wgmma/tune --log $W/tune.jsonl > $W/tune.log 2>&1
+  tail -3 $W/tune.log
+fi
