@@ -87,6 +87,11 @@ def test_problems_name_the_fix(wl: Conv2dWorkload, cfg: KernelConfig, message: s
     (["--dtype", "fp16", "--stages", "3"], "--stages is a knob of the lane kernel"),
     (["--dtype", "fp16", "--accum", "fp16", "--m", "2", "--lane", "--tb-n", "32",
       "--stages", "5"], "stages=5 patch buffers per tile group"),
+    (["--dtype", "fp16", "--wgmma"], "--wgmma is a knob of the lane kernel"),
+    (["--dtype", "fp16", "--accum", "fp16", "--m", "2", "--lane", "--tb-n", "32", "--wgmma",
+      "--arch", "sm_80"], "--wgmma runs on sm_90 GPUs (H100, H200), not sm_80"),
+    (["--dtype", "fp16", "--accum", "fp16", "--m", "2", "--lane", "--tb-n", "32", "--wgmma",
+      "--groups", "2"], "groups=2 must be a multiple of 4"),
 ])
 def test_cli_refuses_bad_input_in_one_line(argv: list[str], message: str,
                                            capsys: pytest.CaptureFixture[str]) -> None:

@@ -2,7 +2,10 @@
   python plan.py tune OUT   # every C <= 256 case's current full-fusion pick, and lane configs
                             # with wgmma beside it (same run)
   python plan.py probe OUT  # the 960² fp16 pick with wgmma: run.sh swaps U's descriptor
-                            # strides in a copy, a negative control for the correctness check"""
+                            # strides in a copy, a negative control for the correctness check
+  python plan.py ab PREFIX OUT  # run 2: run 1's best wgmma geometries at C = 64 (fp16
+                            # accumulators, and fp32 at 960²), built under the commit of run 1
+                            # (old_) and under the two-commit-group one (new_), same names"""
 
 import dataclasses
 import sys
@@ -54,10 +57,25 @@ def tune() -> list[Candidate]:
     return out
 
 
+def ab() -> list[Candidate]:
+    out = []
+    for shape in (s for s in BENCH_WORKLOADS if s[3] == 64):
+        wl = Conv2dWorkload(*shape, dtype="fp16", m=2, accum="fp16")
+        out += [Candidate(wl, KernelConfig.lane_config(32, tb_k, groups, k_split, stages,
+                                                       wgmma=True))
+                for tb_k, groups, k_split, stages in ((32, 4, 2, 2), (32, 8, 1, 2),
+                                                      (16, 4, 2, 3))]
+    wl = Conv2dWorkload(1, 960, 960, 64, 64, dtype="fp16", m=2, accum="fp32")
+    return out + [Candidate(wl, KernelConfig.lane_config(16, 32, 4, 2, 2, wgmma=True))]
+
+
 def probe() -> list[Candidate]:
     wl = Conv2dWorkload(1, 960, 960, 64, 64, dtype="fp16", m=2, accum="fp16")
     return [Candidate(wl, KernelConfig.lane_config(32, 16, 4, 2, 3, wgmma=True))]
 
 
 if __name__ == "__main__":
+    if sys.argv[1] == "ab":
+        build_plan(ab(), Path(sys.argv[3]), H100, prefix=sys.argv[2])
+        sys.exit()
     build_plan({"tune": tune, "probe": probe}[sys.argv[1]](), Path(sys.argv[2]), H100)

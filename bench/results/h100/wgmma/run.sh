@@ -1,7 +1,8 @@
 #!/bin/bash
 # The lane kernel with wgmma (README.md). Usage: run.sh OUT PART, PART tune (run 1: GPU tests,
-# the negative control of plan.py's probe, the wgmma sweep against each pick). Writes straight
-# to OUT/wgmma so partial results survive a timeout.
+# the negative control of plan.py's probe, the wgmma sweep against each pick) or ab (run 2:
+# GPU tests, plan.py's ab, old_ and new_ in one batch). Writes straight to OUT/wgmma so partial
+# results survive a timeout.
 set -u
 O=$1
 W=$O/wgmma
@@ -23,4 +24,9 @@ if [ "$2" = tune ]; then
   tail -3 $W/probe.log
   python3 -m wino_tvm.tune measure .gpu/wgmma/tune --log $W/tune.jsonl > $W/tune.log 2>&1
   tail -3 $W/tune.log
+elif [ "$2" = ab ]; then
+  python3 -m pytest -q -m gpu tests/test_lane.py > $W/gpu_tests.log 2>&1
+  tail -2 $W/gpu_tests.log
+  python3 -m wino_tvm.batch .gpu/wgmma/ab --record $W/ab.jsonl --checks 3 > $W/ab.log 2>&1
+  tail -n 40 $W/ab.log
 fi
