@@ -42,10 +42,6 @@ constexpr int kChunkC = {{CHUNK_C}};  // input channels per staged patch chunk (
 constexpr int kStages = {{STAGES}};   // patch buffers per tile group (stages)
 constexpr bool kF32Acc = {{F32_ACC}};
 constexpr bool kWgmma = {{WGMMA}};    // wgmma (sm_90a) instead of mma.sync
-// wgmma, fp16 accumulators: a step's transform overlaps the previous step's MMAs (two commit
-// groups per step). fp32 accumulators leave no registers for that (ptxas spills): a step waits
-// for all of the previous one's MMAs before its loads.
-constexpr bool kWgmmaOverlap = kWgmma && !kF32Acc;
 constexpr bool kBias = {{BIAS}}, kResidual = {{RESIDUAL}}, kRelu = {{RELU}};
 
 constexpr int kNB = kWarpK / 8;                 // n8 blocks per warp
@@ -236,7 +232,9 @@ __device__ __forceinline__ void channel_step(Acc (&acc)[16][kNB][kAccRegs], cons
   constexpr int kOffset = s * 16;
   // Input rows 0-3 belong to the top tile, rows 2-5 to the bottom one; .x holds
   // channels 4q, 4q+1 (A register 0 / 1), .y channels 4q+2, 4q+3 (register 2 / 3).
-  if constexpr (kWgmma && !kWgmmaOverlap) wgmma_wait<0>();
+  // wgmma: the previous step's MMAs still read A registers; wait for them before this step's
+  // input loads and transform take registers (both at once spill).
+  if constexpr (kWgmma) wgmma_wait<0>();
   uint2 d[6][4];
 #pragma unroll
   for (int i = 0; i < 6; ++i)
@@ -257,9 +255,6 @@ __device__ __forceinline__ void channel_step(Acc (&acc)[16][kNB][kAccRegs], cons
                                u2h(d[r + 3][j].y));
       }
     if constexpr (kWgmma) {
-      // Tap rows in two halves, a commit group each: before a half's transform takes its A
-      // registers, wait for the previous step's same half (the other may still run).
-      if (kWgmmaOverlap && tr % 2 == 0) wgmma_wait<1>();
       // The four taps of row tr: one fence for their A registers, then a wgmma each.
       uint32_t a[4][4];
 #pragma unroll
@@ -278,7 +273,6 @@ __device__ __forceinline__ void channel_step(Acc (&acc)[16][kNB][kAccRegs], cons
         wgmma(acc[tap], a[tc], b_chunk + (uint64_t)((tap * kC / 8 + 2 * s) * kBlockK),
               !(first_chunk && s == 0));
       }
-      if (tr % 2 == 1) wgmma_commit();
     } else {
 #pragma unroll
       for (int tc = 0; tc < 4; ++tc) {
@@ -300,6 +294,7 @@ __device__ __forceinline__ void channel_step(Acc (&acc)[16][kNB][kAccRegs], cons
       }
     }
   }
+  if constexpr (kWgmma) wgmma_commit();
 }
 
 // One chunk of the channel loop, one channel_step per 16 channels, unrolled by a fold

@@ -1,5 +1,6 @@
-"""Per case of run1/tune.jsonl: the current pick (mma.sync or sync-free, measured again in the
-same run), the best wgmma lane config, and the pick's geometry with wgmma where it is one.
+"""Run 1 (run1/tune.jsonl), per case: the current pick (mma.sync or sync-free, measured again in
+the same run), the best wgmma lane config, and the pick's geometry with wgmma where it is one.
+Run 2 (run2/ab.jsonl): each config under 0ac7924 (old_) and 50dbe34 (new_), and the pick.
 python compare.py > compare.txt"""
 
 import json
@@ -36,5 +37,28 @@ def main() -> None:
               f"{wg[0]['config'].split('-')[5]} {tail}; {twin_text}")
 
 
+def ab() -> None:
+    runs = {}
+    for line in (HERE / "run2" / "ab.jsonl").read_text().splitlines():
+        r = json.loads(line)
+        side, name = r["artifact"].split("_", 1)
+        runs[(side, name)] = r
+    print(f"\nrun 2: {len(runs)} records, correct {sum(r['correct'] for r in runs.values())}")
+    print(f"{'config':96} {'old us':>7} {'new us':>7} {'new/old':>7} {'pick us':>7}")
+    def case(name: str) -> tuple[str, str]:  # (workload key, accumulator) of an artifact
+        parts = name.split("-")
+        return parts[0], parts[2]
+
+    picks = {case(name): r for (side, name), r in runs.items() if side == "pick"}
+    for (side, name), old in sorted(runs.items()):
+        if side != "old":
+            continue
+        new = runs[("new", name)]
+        pick = picks[case(name)]
+        print(f"{name:96} {old['median_us']:7.1f} {new['median_us']:7.1f} "
+              f"{old['median_us'] / new['median_us']:6.2f}x {pick['median_us']:7.1f}")
+
+
 if __name__ == "__main__":
     main()
+    ab()
