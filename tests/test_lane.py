@@ -17,6 +17,7 @@ from wino_tvm.config import KNOWN_DEVICES, KernelConfig
 from wino_tvm.errors import WinoError
 from wino_tvm.harness import workload_spec, write_artifact
 from wino_tvm.lane import lane_kernels
+from wino_tvm.library import KERNELS_FILE, compile_library
 from wino_tvm.runner import compile_check, compile_program, run_program
 from wino_tvm.workload import Conv2dWorkload
 
@@ -185,6 +186,16 @@ def test_every_variant_compiles_without_spills(artifacts: dict[str, Path]) -> No
             assert "warpgroup.arrive is injected" not in "\n".join(lines), name
             assert "serialized" not in "\n".join(lines), name
         assert list(report) == (["sm_90a"] if VARIANTS[name][1].wgmma else ["sm_80", "sm_90"])
+
+
+@pytest.mark.nvcc
+@needs_nvcc
+def test_wgmma_library_compiles_for_sm_90a(tmp_path: Path) -> None:
+    # The shared library takes the program's arch-specific target too (else wgmma fails there).
+    wl, cfg = VARIANTS["fp16_w32_wgmma"]
+    spec = workload_spec(wl, cfg.fusion, cfg.name(wl), "test", lane_kernels(wl, cfg))
+    write_artifact(spec, tmp_path, {KERNELS_FILE: spec.kernels_source})
+    assert compile_library(tmp_path, "sm_90").stat().st_size > 0
 
 
 @pytest.fixture(scope="module")

@@ -32,7 +32,7 @@ from wino_tvm.harness import (
     fill_template,
     tensor_values,
 )
-from wino_tvm.runner import _NVCC_FLAGS, _arch_flags, _nvcc
+from wino_tvm.runner import _NVCC_FLAGS, _arch_flags, _nvcc, target_arch
 from wino_tvm.workload import EPILOGUE_INPUTS, OUTPUT_SCALE, epilogue_text, forward_inputs
 
 TEMPLATE_PATH = Path(__file__).resolve().parents[1] / "templates" / "library.cu.tpl"
@@ -135,6 +135,7 @@ def compile_library(artifact_dir: Path, arch: str) -> Path:
     if not source.is_file():
         source.write_text(render_library(load_spec(artifact_dir)))
     library = artifact_dir / LIBRARY_FILE
+    arch = target_arch(source, arch)  # wgmma kernels: sm_90a
     # Hidden visibility keeps the kernels' extern "C" names (the same in every variant) out of
     # the dynamic symbol table, so that many variants can be loaded into one process.
     args = [*_NVCC_FLAGS, "-shared", "-Xcompiler", "-fPIC", "-Xcompiler", "-fvisibility=hidden",

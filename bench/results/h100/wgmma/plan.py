@@ -5,7 +5,11 @@
                             # strides in a copy, a negative control for the correctness check
   python plan.py ab PREFIX OUT  # run 2: run 1's best wgmma geometries at C = 64 (fp16
                             # accumulators, and fp32 at 960²), built under the commit of run 1
-                            # (old_) and under the two-commit-group one (new_), same names"""
+                            # (old_) and under the two-commit-group one (new_), same names
+  python plan.py epi OUT    # run 3: the epilogue cases at C <= 128 with halves in 2 buffers
+                            # (run 1 swept them with quarters only), and each case's pick
+  python plan.py ncu OUT    # run 3: 960², fp16 accumulators: the mma.sync pick and the
+                            # wgmma one, for ncu"""
 
 import dataclasses
 import sys
@@ -69,6 +73,24 @@ def ab() -> list[Candidate]:
     return out + [Candidate(wl, KernelConfig.lane_config(16, 32, 4, 2, 2, wgmma=True))]
 
 
+def epi() -> list[Candidate]:
+    out = []
+    for shape in (s for s in BENCH_WORKLOADS if s[3] <= 128):
+        for accum in ACCUMS:
+            wl = Conv2dWorkload(*shape, dtype="fp16", m=2, accum=accum,
+                                epilogue=FULL_EPILOGUES[1])
+            found = pick(wl)
+            out += [found] if found is not None else []
+            out += [c for c in wgmma_configs(wl, (4, 8), widest=True) if c.cfg.tb_k == 32]
+    return out
+
+
+def ncu() -> list[Candidate]:
+    wl = Conv2dWorkload(1, 960, 960, 64, 64, dtype="fp16", m=2, accum="fp16")
+    return [Candidate(wl, KernelConfig.lane_config(32, tb_k, 4, 2, stages, wgmma=wgmma))
+            for tb_k, stages, wgmma in ((16, 3, False), (32, 2, True))]
+
+
 def probe() -> list[Candidate]:
     wl = Conv2dWorkload(1, 960, 960, 64, 64, dtype="fp16", m=2, accum="fp16")
     return [Candidate(wl, KernelConfig.lane_config(32, 16, 4, 2, 3, wgmma=True))]
@@ -78,4 +100,5 @@ if __name__ == "__main__":
     if sys.argv[1] == "ab":
         build_plan(ab(), Path(sys.argv[3]), H100, prefix=sys.argv[2])
         sys.exit()
-    build_plan({"tune": tune, "probe": probe}[sys.argv[1]](), Path(sys.argv[2]), H100)
+    plans = {"tune": tune, "probe": probe, "epi": epi, "ncu": ncu}
+    build_plan(plans[sys.argv[1]](), Path(sys.argv[2]), H100)

@@ -1,7 +1,8 @@
 #!/bin/bash
 # The lane kernel with wgmma (README.md). Usage: run.sh OUT PART, PART tune (run 1: GPU tests,
 # the negative control of plan.py's probe, the wgmma sweep against each pick) or ab (run 2:
-# GPU tests, plan.py's ab, old_ and new_ in one batch). Writes straight to OUT/wgmma so partial
+# GPU tests, plan.py's ab, old_ and new_ in one batch) or ncu (run 3: plan.py's epi measured,
+# then its ncu kernels timed by batch and profiled). Writes straight to OUT/wgmma so partial
 # results survive a timeout.
 set -u
 O=$1
@@ -29,4 +30,18 @@ elif [ "$2" = ab ]; then
   tail -2 $W/gpu_tests.log
   python3 -m wino_tvm.batch .gpu/wgmma/ab --record $W/ab.jsonl --checks 3 > $W/ab.log 2>&1
   tail -n 40 $W/ab.log
+elif [ "$2" = ncu ]; then
+  python3 -m wino_tvm.tune measure .gpu/wgmma/epi --log $W/epi.jsonl > $W/epi.log 2>&1
+  tail -n 12 $W/epi.log
+  python3 -m wino_tvm.batch .gpu/wgmma/ncu --record $W/ncu_batch.jsonl --checks 3 \
+    > $W/ncu_batch.log 2>&1
+  tail -n 3 $W/ncu_batch.log
+  for d in .gpu/wgmma/ncu/*/; do
+    n=$W/ncu_960_$(basename $d | grep -o 'tbk[0-9]*.*' | tr -d '/')
+    timeout 150 ncu --clock-control none --set full -k regex:wino_lane_forward --launch-count 1 \
+      -o $n $d/wino_bench --checks 1 --no-time >> $W/ncu.log 2>&1
+    ncu --import $n.ncu-rep --page details --csv > ${n}_details.csv 2>> $W/ncu.log
+    ncu --import $n.ncu-rep --page raw --csv > ${n}_raw.csv 2>> $W/ncu.log
+    rm -f $n.ncu-rep && gzip ${n}_details.csv ${n}_raw.csv
+  done
 fi
