@@ -9,7 +9,10 @@
   python plan.py epi OUT    # run 3: the epilogue cases at C <= 128 with halves in 2 buffers
                             # (run 1 swept them with quarters only), and each case's pick
   python plan.py ncu OUT    # run 3: 960², fp16 accumulators: the mma.sync pick and the
-                            # wgmma one, for ncu"""
+                            # wgmma one, for ncu
+  python plan.py picks PREFIX OUT  # run 4: every C <= 256 case's lane pick (mma.sync or
+                            # wgmma), built under 4113257 (old_) and under the per-slice loop
+                            # (new_), same names"""
 
 import dataclasses
 import sys
@@ -91,14 +94,26 @@ def ncu() -> list[Candidate]:
             for tb_k, stages, wgmma in ((16, 3, False), (32, 2, True))]
 
 
+def picks() -> list[Candidate]:
+    out = []
+    for shape in (s for s in BENCH_WORKLOADS if s[3] <= 256):
+        for accum in ACCUMS:
+            wl = Conv2dWorkload(*shape, dtype="fp16", m=2, accum=accum)
+            for case in (wl, dataclasses.replace(wl, epilogue=FULL_EPILOGUES[1])):
+                found = pick(case)
+                out += [found] if found is not None and found.cfg.lane else []
+    return out
+
+
 def probe() -> list[Candidate]:
     wl = Conv2dWorkload(1, 960, 960, 64, 64, dtype="fp16", m=2, accum="fp16")
     return [Candidate(wl, KernelConfig.lane_config(32, 16, 4, 2, 3, wgmma=True))]
 
 
 if __name__ == "__main__":
-    if sys.argv[1] == "ab":
-        build_plan(ab(), Path(sys.argv[3]), H100, prefix=sys.argv[2])
+    if sys.argv[1] in ("ab", "picks"):
+        build_plan({"ab": ab, "picks": picks}[sys.argv[1]](), Path(sys.argv[3]), H100,
+                   prefix=sys.argv[2])
         sys.exit()
     plans = {"tune": tune, "probe": probe, "epi": epi, "ncu": ncu}
     build_plan(plans[sys.argv[1]](), Path(sys.argv[2]), H100)

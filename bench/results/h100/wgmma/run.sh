@@ -2,8 +2,9 @@
 # The lane kernel with wgmma (README.md). Usage: run.sh OUT PART, PART tune (run 1: GPU tests,
 # the negative control of plan.py's probe, the wgmma sweep against each pick) or ab (run 2:
 # GPU tests, plan.py's ab, old_ and new_ in one batch) or ncu (run 3: plan.py's epi measured,
-# then its ncu kernels timed by batch and profiled). Writes straight to OUT/wgmma so partial
-# results survive a timeout.
+# then its ncu kernels timed by batch and profiled) or retune (run 4: GPU tests, plan.py's
+# picks, old_ and new_ in one batch, then plan.py's tune again). Writes straight to OUT/wgmma
+# so partial results survive a timeout.
 set -u
 O=$1
 W=$O/wgmma
@@ -30,6 +31,14 @@ elif [ "$2" = ab ]; then
   tail -2 $W/gpu_tests.log
   python3 -m wino_tvm.batch .gpu/wgmma/ab --record $W/ab.jsonl --checks 3 > $W/ab.log 2>&1
   tail -n 40 $W/ab.log
+elif [ "$2" = retune ]; then
+  python3 -m pytest -q -m gpu tests/test_lane.py > $W/gpu_tests.log 2>&1
+  tail -2 $W/gpu_tests.log
+  python3 -m wino_tvm.batch .gpu/wgmma/picks --record $W/picks.jsonl --checks 3 \
+    > $W/picks.log 2>&1
+  tail -n 3 $W/picks.log
+  python3 -m wino_tvm.tune measure .gpu/wgmma/tune --log $W/tune.jsonl > $W/tune.log 2>&1
+  tail -n 3 $W/tune.log
 elif [ "$2" = ncu ]; then
   python3 -m wino_tvm.tune measure .gpu/wgmma/epi --log $W/epi.jsonl > $W/epi.log 2>&1
   tail -n 12 $W/epi.log
