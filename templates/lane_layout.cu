@@ -345,8 +345,12 @@ __device__ __forceinline__ void stage_chunk(half* buffer, const half* __restrict
   asm volatile("cp.async.commit_group;");
 }
 
+// wgmma: the four tile groups of a warpgroup run in lock step anyway (each MMA waits for all
+// four warps), so they share one barrier (ncu, bench/results/h100/wgmma/run3: separate group
+// barriers tripled the barrier stalls).
 __device__ __forceinline__ void group_barrier(int group) {
-  asm volatile("bar.sync %0, %1;" ::"r"(1 + group), "r"(kKSlices * 32));
+  constexpr int kShared = kWgmma ? 4 : 1;  // tile groups per barrier
+  asm volatile("bar.sync %0, %1;" ::"r"(1 + group / kShared), "r"(kShared * kKSlices * 32));
 }
 
 // The oldest staged chunk's copies by this thread have landed (kStages - 2 younger ones may
@@ -431,13 +435,6 @@ __device__ __forceinline__ void otrans_store(const Acc (&acc)[16][kNB][kAccRegs]
   }
 }
 
-// f(integral_constant<slice>) for this warp's slice: a copy of the loop per slice, so that
-// each copy's wgmma descriptors are compile-time offsets from shared memory (uniform).
-template <typename F, int... S>
-__device__ __forceinline__ void for_each_slice(F& f, int slice, std::integer_sequence<int, S...>) {
-  ((slice == S ? f(std::integral_constant<int, S>{}) : void()), ...);
-}
-
 __device__ __forceinline__ void forward(const half* __restrict__ x, const half* __restrict__ U,
                                         const half* __restrict__ bias,
                                         const half* __restrict__ residual, half* __restrict__ y) {
@@ -476,6 +473,9 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
   const uint32_t b_base = (uint32_t)__cvta_generic_to_shared(Us) +
                           2u * (uint32_t)((kslice * kWarpK + (lane >> 4) * 8 + (lane & 7)) * kRow +
                                           ((lane >> 3) & 1) * 8);
+  // wgmma: the descriptor of the slice's first core matrix (rows k of kslice, channels c 0-7).
+  const uint64_t b_desc =
+      u_descriptor((uint32_t)__cvta_generic_to_shared(Us) + 16u * (uint32_t)(kslice * kWarpK));
   const int channel = k_block + kslice * kWarpK + 2 * kNB * q;
   float2 bias_pairs[kNB];
 #pragma unroll
@@ -499,13 +499,6 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
   __syncthreads();  // U staged
 
   int buffer = 0;  // of the item about to be computed
-  // The tile groups' loop, for channel slice kSlice (wgmma; mma.sync takes kslice at run time).
-  auto tile_group_loop = [&](auto slice) {
-  // wgmma: the descriptor of the slice's first core matrix (rows k of the slice, channels c
-  // 0-7). With the slice a constant it is uniform: the MMAs' descriptors are uniform registers,
-  // one UIADD3 each (with the slice at run time, two R2UR and a 64-bit add each).
-  const uint64_t b_desc = u_descriptor((uint32_t)__cvta_generic_to_shared(Us) +
-                                       16u * (uint32_t)(decltype(slice)::value * kWarpK));
   // wgmma: the warpgroup's four tile groups run the same trips (its MMAs are collective), and
   // those past the last tile group compute on stale data without storing it.
   for (; (kWgmma ? tile_group - rank : tile_group) < kTileGroups; tile_group += stride) {
@@ -530,8 +523,12 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
       stage_chunk(patch + free_buffer * kPatchHalves, x, group_origin(ahead),
                   (chunk + kStages - 1) % kChunks, ahead < kTileGroups, tid);
       if constexpr (kWgmma) {
-        channel_chunk(acc, xb + buffer * kPatchHalves,
-                      b_desc + (uint64_t)(chunk * kChunkC / 8 * kBlockK), chunk == 0,
+        // With one channel slice the descriptors are uniform (uniform registers, one UIADD3
+        // each). With more they are not: opaque per chunk, else nvcc hoists every wgmma's
+        // descriptor out of the tile-group loop into registers (spills at C = 128).
+        uint64_t desc = b_desc + (uint64_t)(chunk * kChunkC / 8 * kBlockK);
+        if constexpr (kKSlices > 1) asm volatile("" : "+l"(desc));
+        channel_chunk(acc, xb + buffer * kPatchHalves, desc, chunk == 0,
                       std::make_integer_sequence<int, kStepsPerChunk>{});
       } else {
         channel_chunk(acc, xb + buffer * kPatchHalves,
@@ -552,11 +549,6 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
     }
     otrans_store(acc, o, g, channel, bias_pairs, residual, y);
   }
-  };
-  if constexpr (kWgmma)
-    for_each_slice(tile_group_loop, kslice, std::make_integer_sequence<int, kKSlices>{});
-  else
-    tile_group_loop(std::integral_constant<int, 0>{});
 }
 
 }  // namespace wino_lane

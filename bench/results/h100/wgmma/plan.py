@@ -3,9 +3,9 @@
                             # with wgmma beside it (same run)
   python plan.py probe OUT  # the 960² fp16 pick with wgmma: run.sh swaps U's descriptor
                             # strides in a copy, a negative control for the correctness check
-  python plan.py ab PREFIX OUT  # run 2: run 1's best wgmma geometries at C = 64 (fp16
-                            # accumulators, and fp32 at 960²), built under the commit of run 1
-                            # (old_) and under the two-commit-group one (new_), same names
+  python plan.py ab PREFIX OUT  # runs 2 and 5: run 1's best wgmma geometries at C = 64
+                            # (fp16 accumulators, and fp32 at 960²), built under run 1's
+                            # template (old_) and under the change (new_), same names
   python plan.py epi OUT    # run 3: the epilogue cases at C <= 128 with halves in 2 buffers
                             # (run 1 swept them with quarters only), and each case's pick
   python plan.py ncu OUT    # run 3: 960², fp16 accumulators: the mma.sync pick and the

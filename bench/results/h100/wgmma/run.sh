@@ -1,7 +1,7 @@
 #!/bin/bash
 # The lane kernel with wgmma (README.md). Usage: run.sh OUT PART, PART tune (run 1: GPU tests,
-# the negative control of plan.py's probe, the wgmma sweep against each pick) or ab (run 2:
-# GPU tests, plan.py's ab, old_ and new_ in one batch) or ncu (run 3: plan.py's epi measured,
+# the negative control of plan.py's probe, the wgmma sweep against each pick) or ab (runs 2
+# and 5: GPU tests, plan.py's ab, old_ and new_ in one batch) or ncu (run 3: plan.py's epi measured,
 # then its ncu kernels timed by batch and profiled) or retune (run 4: GPU tests, plan.py's
 # picks, old_ and new_ in one batch, then plan.py's tune again). Writes straight to OUT/wgmma
 # so partial results survive a timeout.
