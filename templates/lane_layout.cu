@@ -345,12 +345,8 @@ __device__ __forceinline__ void stage_chunk(half* buffer, const half* __restrict
   asm volatile("cp.async.commit_group;");
 }
 
-// wgmma: the four tile groups of a warpgroup run in lock step anyway (each MMA waits for all
-// four warps), so they share one barrier (ncu, bench/results/h100/wgmma/run3: separate group
-// barriers tripled the barrier stalls).
 __device__ __forceinline__ void group_barrier(int group) {
-  constexpr int kShared = kWgmma ? 4 : 1;  // tile groups per barrier
-  asm volatile("bar.sync %0, %1;" ::"r"(1 + group / kShared), "r"(kShared * kKSlices * 32));
+  asm volatile("bar.sync %0, %1;" ::"r"(1 + group), "r"(kKSlices * 32));
 }
 
 // The oldest staged chunk's copies by this thread have landed (kStages - 2 younger ones may

@@ -1,6 +1,7 @@
 """Run 1 (run1/tune.jsonl), per case: the current pick (mma.sync or sync-free, measured again in
 the same run), the best wgmma lane config, and the pick's geometry with wgmma where it is one.
-Run 2 (run2/ab.jsonl): each config under 0ac7924 (old_) and 50dbe34 (new_), and the pick.
+Runs 2 and 5 (ab.jsonl): each config under run 1's template (old_) and the change (new_),
+and in run 2 each case's pick.
 python compare.py > compare.txt"""
 
 import json
@@ -37,13 +38,13 @@ def main() -> None:
               f"{wg[0]['config'].split('-')[5]} {tail}; {twin_text}")
 
 
-def ab() -> None:
+def ab(run: str) -> None:
     runs = {}
-    for line in (HERE / "run2" / "ab.jsonl").read_text().splitlines():
+    for line in (HERE / run / "ab.jsonl").read_text().splitlines():
         r = json.loads(line)
         side, name = r["artifact"].split("_", 1)
         runs[(side, name)] = r
-    print(f"\nrun 2: {len(runs)} records, correct {sum(r['correct'] for r in runs.values())}")
+    print(f"\n{run}: {len(runs)} records, correct {sum(r['correct'] for r in runs.values())}")
     print(f"{'config':96} {'old us':>7} {'new us':>7} {'new/old':>7} {'pick us':>7}")
     def case(name: str) -> tuple[str, str]:  # (workload key, accumulator) of an artifact
         parts = name.split("-")
@@ -54,11 +55,12 @@ def ab() -> None:
         if side != "old":
             continue
         new = runs[("new", name)]
-        pick = picks[case(name)]
+        pick = f"{picks[case(name)]['median_us']:7.1f}" if case(name) in picks else "      -"
         print(f"{name:96} {old['median_us']:7.1f} {new['median_us']:7.1f} "
-              f"{old['median_us'] / new['median_us']:6.2f}x {pick['median_us']:7.1f}")
+              f"{old['median_us'] / new['median_us']:6.2f}x {pick}")
 
 
 if __name__ == "__main__":
     main()
-    ab()
+    ab("run2")
+    ab("run5")
