@@ -183,7 +183,8 @@ __device__ __forceinline__ void wgmma(uint32_t (&d)[kWarpK / 8][2], const uint32
 __device__ __forceinline__ void wgmma(float (&d)[kWarpK / 8][4], const uint32_t (&a)[4],
                                       uint64_t desc, bool accumulate) {
 #ifdef __CUDA_ARCH_FEAT_SM90_ALL
-  static_assert(!kF32Acc || kWarpK == 16, "lane layout: fp32 accumulators take 16 channels per warp");
+  static_assert(!kF32Acc || kWarpK == 16,
+                "lane layout: fp32 accumulators take 16 channels per warp");
   float* r = &d[0][0];
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %13, 0;\n"
                "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 {%0,%1,%2,%3,%4,%5,%6,%7}, "

@@ -118,7 +118,7 @@ def test_filled_source_and_launches() -> None:
 
 
 def test_space_offers_lane_configs_only_where_they_apply() -> None:
-    from wino_tvm.tune.space import config_space
+    from wino_tvm.tune.space import Axes, config_space
 
     # C = 512: U's rows for 16 channels alone (266 KB) exceed the shared memory
     for wl, expect in ((fp16(1, 224, 224, 64, 64), True), (fp16(1, 14, 14, 256, 256), True),
@@ -128,6 +128,12 @@ def test_space_offers_lane_configs_only_where_they_apply() -> None:
         lane = [c for c in space if c.cfg.lane]
         assert bool(lane) == expect
         assert all(c.cfg.problems(c.wl, H100) == [] for c in lane)
+        assert not any(c.cfg.wgmma for c in lane)  # wgmma is opt-in (sm_90 GPUs only)
+    # with it: wgmma configs beside the mma.sync ones, in warpgroups of four tile groups
+    space, _ = config_space(fp16(1, 224, 224, 64, 64), H100, Axes(lane_wgmma=(False, True)))
+    wgmma = [c.cfg for c in space if c.cfg.wgmma]
+    assert wgmma and all(cfg.groups % 4 == 0 for cfg in wgmma)
+    assert {cfg.with_(wgmma=False) for cfg in wgmma} <= {c.cfg for c in space}
 
 
 # Every class of variant: both accumulators and warp widths, the whole epilogue, images that
