@@ -52,6 +52,10 @@ constexpr int kRow = kC + 8;                    // U row in halves: +16 B, confl
 constexpr int kUHalves = 16 * kBlockK * (kWgmma ? kC : kRow);
 constexpr int kChunks = kC / kChunkC;           // chunks per tile group
 constexpr int kStepsPerChunk = kChunkC / 16;    // MMA k steps per chunk
+// The chunk loop is unrolled up to 4 chunks (C = 64); beyond, rolled, so that the kernel's code
+// stays small (a C = 256 kernel unrolled over 16 chunks has 6080 instructions, and its ncu
+// profile waits on instruction fetch: bench/results/h100/lane_ncu128/).
+constexpr int kChunkUnroll = kChunks <= 4 ? kChunks : 1;
 constexpr int kPatchRows = 6, kPatchCols = 18;  // a group's input: 2 x 8 tiles of 4 x 4
 constexpr int kPix = kChunkC + 8;               // patch pixel in halves: +16 B, conflict-free LDS.64
 constexpr int kPatchHalves = kPatchRows * kPatchCols * kPix;
@@ -511,7 +515,7 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
 #pragma unroll
           for (int r = 0; r < kAccRegs; ++r) acc[t][j][r] = Acc(0);
     }
-#pragma unroll
+#pragma unroll kChunkUnroll
     for (int chunk = 0; chunk < kChunks; ++chunk) {
       wait_oldest_chunk(group);
       // The item kStages - 1 ahead goes to the buffer the group's previous item used.
