@@ -52,10 +52,11 @@ constexpr int kRow = kC + 8;                    // U row in halves: +16 B, confl
 constexpr int kUHalves = 16 * kBlockK * (kWgmma ? kC : kRow);
 constexpr int kChunks = kC / kChunkC;           // chunks per tile group
 constexpr int kStepsPerChunk = kChunkC / 16;    // MMA k steps per chunk
-// The chunk loop is unrolled up to 4 chunks (C = 64); beyond, rolled, so that the kernel's code
-// stays small (a C = 256 kernel unrolled over 16 chunks has 6080 instructions, and its ncu
-// profile waits on instruction fetch: bench/results/h100/lane_ncu128/).
-constexpr int kChunkUnroll = kChunks <= 4 ? kChunks : 1;
+// The chunk loop is unrolled up to 8 chunks; beyond, rolled, so that the kernel's code stays
+// small (a C = 256 kernel unrolled over 16 chunks had 6080 instructions and waited on
+// instruction fetch; rolled, 1000, and 1.00-1.18x; rolled at 8 chunks, C = 128 lost
+// 0.95-1.00x: bench/results/h100/lane_ncu128/, lane_chunk_loop/).
+constexpr int kChunkUnroll = kChunks <= 8 ? kChunks : 1;
 constexpr int kPatchRows = 6, kPatchCols = 18;  // a group's input: 2 x 8 tiles of 4 x 4
 constexpr int kPix = kChunkC + 8;               // patch pixel in halves: +16 B, conflict-free LDS.64
 constexpr int kPatchHalves = kPatchRows * kPatchCols * kPix;
