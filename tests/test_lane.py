@@ -138,7 +138,8 @@ def test_space_offers_lane_configs_only_where_they_apply() -> None:
 
 # Every class of variant: both accumulators and warp widths, the whole epilogue, images that
 # end inside a tile group, C = 128 with K blocks, a single warp per block, and chunks that
-# cover the patch whole, in halves or in more pieces than buffers (each with 2 to 4 buffers).
+# cover the patch whole, in halves or in more pieces than buffers (each with 2 to 4 buffers),
+# 16 chunks (a rolled chunk loop), and wgmma.
 VARIANTS = {
     "fp16_w32": (fp16(1, 64, 64, 64, 64), lane_cfg()),
     "fp16_w32_epilogue_ragged": (fp16(3, 7, 9, 64, 64, epilogue=ALL), lane_cfg(32, 1, 8)),
@@ -149,6 +150,9 @@ VARIANTS = {
     "fp32_c128_one_warp": (fp16(1, 9, 40, 128, 64, accum="fp32", epilogue=("bias",)),
                            lane_cfg(16, 1, 1, 64)),
     "fp16_c48_3_chunks_4_stages": (fp16(2, 12, 20, 48, 32), lane_cfg(16, 2, 3, 16, 4)),
+    # more than 8 chunks: the chunk loop is not unrolled
+    "fp16_c256_16_chunks_rolled": (fp16(2, 10, 12, 256, 32, epilogue=("bias",)),
+                                   lane_cfg(16, 1, 2, 16, 3)),
     # wgmma: both accumulators and warp widths, K blocks, and a last block whose warpgroups
     # hold tile groups past the end (3 images x 2 groups over 8 per block)
     "fp16_w32_wgmma": (fp16(1, 64, 64, 64, 64), lane_cfg(32, 2, 4, 16, 3, wgmma=True)),
