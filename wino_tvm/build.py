@@ -11,7 +11,7 @@ import dataclasses
 import sys
 from pathlib import Path
 
-from .config import FUSIONS, KNOWN_DEVICES, LANE_FRAGMENT, LANE_TILES, KernelConfig
+from .config import FUSIONS, KNOWN_DEVICES, LANE_FRAGMENT, LANE_TILES, WGMMA_ARCH, KernelConfig
 from .errors import NoGpu, NvccNotFound, WinoError
 from .workload import (
     ACCUMULATORS,
@@ -161,9 +161,10 @@ def _config(args: argparse.Namespace) -> tuple[Conv2dWorkload, KernelConfig]:
     elif args.stages != 2 or args.wgmma:
         flag = "--stages" if args.stages != 2 else "--wgmma"
         raise WinoError(f"{flag} is a knob of the lane kernel: add --lane or drop it")
-    if cfg.wgmma and args.arch != "sm_90":
-        raise WinoError(f"--wgmma runs on sm_90 GPUs (H100, H200), not {args.arch}: drop it "
-                        "or build with --arch sm_90")
+    wgmma_gpu = WGMMA_ARCH.removesuffix("a")  # the GPUs that run the arch-specific target
+    if cfg.wgmma and args.arch != wgmma_gpu:
+        raise WinoError(f"--wgmma runs on {wgmma_gpu} GPUs (H100, H200), not {args.arch}: drop "
+                        f"it or build with --arch {wgmma_gpu}")
     cfg.validate(wl, KNOWN_DEVICES[ARCH_DEVICE[args.arch]])
     return wl, cfg
 

@@ -320,7 +320,7 @@ class KernelConfig:
 
     def lane_max_warps(self, wl: Conv2dWorkload) -> int:
         """Warps per lane block the register file holds: accumulators plus
-        LANE_OTHER_REGISTERS per thread."""
+        LANE_OTHER_REGISTERS (LANE_OTHER_REGISTERS_WGMMA with wgmma) per thread."""
         per_thread = self.accumulator_registers(wl) + (
             LANE_OTHER_REGISTERS_WGMMA if self.wgmma else LANE_OTHER_REGISTERS)
         return REGISTER_FILE // (per_thread * WARP_SIZE)
