@@ -15,6 +15,11 @@
 // kStages buffers, kStages - 1 chunks ahead (the next tile group's first chunks load while this
 // one's last compute): one group barrier per chunk.
 //
+// With kTapSplit = 2 two warps share each tile group and channel slice, one half of the tap rows
+// each, for twice the channels per warp at the same accumulator count: each tile's input is
+// transformed half as often. They add the two halves of OTrans's row sums through shared memory
+// once per tile group (each finishes one output row of its tiles).
+//
 // With kWgmma (sm_90a) a warpgroup's four warps take four tile groups of one channel slice, and
 // each tap's MMA is one wgmma m64nNk16: A from the lanes' registers as above, B (U) read by the
 // tensor cores from shared memory in core-matrix order, once per warpgroup instead of once per
@@ -36,7 +41,8 @@ namespace wino_lane {
 
 constexpr int kN = {{N}}, kH = {{H}}, kW = {{W}}, kC = {{C}}, kK = {{K}};
 constexpr int kWarpK = {{WARP_K}};    // output channels per warp (tb_n)
-constexpr int kKSlices = {{K_SLICES}};  // warps sharing a tile group (k_split)
+constexpr int kKSlices = {{K_SLICES}};  // channel slices of a tile group (k_split)
+constexpr int kTapSplit = {{TAP_SPLIT}};  // warps per channel slice, one share of the taps each
 constexpr int kGroups = {{GROUPS}};   // tile groups per block (groups)
 constexpr int kChunkC = {{CHUNK_C}};  // input channels per staged patch chunk (tb_k)
 constexpr int kStages = {{STAGES}};   // patch buffers per tile group (stages)
@@ -45,8 +51,10 @@ constexpr bool kWgmma = {{WGMMA}};    // wgmma (sm_90a) instead of mma.sync
 constexpr bool kBias = {{BIAS}}, kResidual = {{RESIDUAL}}, kRelu = {{RELU}};
 
 constexpr int kNB = kWarpK / 8;                 // n8 blocks per warp
+constexpr int kTaps = 16 / kTapSplit;           // taps per warp (4 / kTapSplit tap rows)
 constexpr int kBlockK = kWarpK * kKSlices;      // output channels per block
-constexpr int kThreads = 32 * kKSlices * kGroups;
+constexpr int kGroupWarps = kKSlices * kTapSplit;
+constexpr int kThreads = 32 * kGroupWarps * kGroups;
 constexpr int kRow = kC + 8;                    // U row in halves: +16 B, conflict-free ldmatrix
 // wgmma: U in 128-byte core matrices (8 channels k x 8 channels c), [tap][c / 8][k], unpadded.
 constexpr int kUHalves = 16 * kBlockK * (kWgmma ? kC : kRow);
@@ -60,7 +68,12 @@ constexpr int kChunkUnroll = kChunks <= 8 ? kChunks : 1;
 constexpr int kPatchRows = 6, kPatchCols = 18;  // a group's input: 2 x 8 tiles of 4 x 4
 constexpr int kPix = kChunkC + 8;               // patch pixel in halves: +16 B, conflict-free LDS.64
 constexpr int kPatchHalves = kPatchRows * kPatchCols * kPix;
-constexpr int kSmemBytes = 2 * (kUHalves + kGroups * kStages * kPatchHalves);
+// Tap split: a warp's half of OTrans's row sums for the other warp (words [i][lane], 4 per i).
+constexpr int kAccRegs = kF32Acc ? 4 : 2;  // per n8 block: rows g, g + 8 as half2 or 2 floats
+constexpr int kSendWords = 2 * 2 * kNB * kAccRegs / 2;  // [tile][output column][n8 block]
+constexpr int kSendHalves = kTapSplit == 1 ? 0 : 2 * 32 * kSendWords;
+constexpr int kSmemBytes =
+    2 * (kUHalves + kGroups * kStages * kPatchHalves + kGroups * kGroupWarps * kSendHalves);
 constexpr int kTileRows = (kH + 1) / 2, kTileCols = (kW + 1) / 2;
 constexpr int kGroupRows = (kTileRows + 1) / 2, kGroupCols = (kTileCols + 7) / 8;
 constexpr int kTileGroups = kN * kGroupRows * kGroupCols;
@@ -71,8 +84,11 @@ constexpr bool kEpilogue = kBias || kResidual || kRelu;
 static_assert(kChunkC % 16 == 0 && kC % kChunkC == 0,
               "lane layout: chunks of whole 16-channel steps that divide C");
 static_assert(kStages >= 2, "lane layout: at least two patch buffers (one loads, one computes)");
-static_assert(kWarpK == 16 || (kWarpK == 32 && !kF32Acc),
-              "lane layout: 16 channels per warp, or 32 with fp16 accumulators (128 registers)");
+static_assert(kTapSplit == 1 || kTapSplit == 2, "lane layout: all taps per warp, or half");
+static_assert(kWarpK == 16 * kTapSplit || (kWarpK == 32 * kTapSplit && !kF32Acc),
+              "lane layout: 16 channels per warp per 16 taps, or 32 with fp16 accumulators "
+              "(128 registers)");
+static_assert(!kWgmma || kTapSplit == 1, "lane layout: wgmma takes all taps per warp");
 static_assert(kK % kBlockK == 0, "lane layout: K must be a multiple of the block's channels");
 static_assert(kThreads <= 1024, "lane layout: at most 32 warps per block");
 static_assert(!kWgmma || kGroups % 4 == 0,
@@ -113,7 +129,6 @@ __device__ __forceinline__ half2 u2h(uint32_t v) { return *reinterpret_cast<half
 
 // Accumulators of one n8 block: rows g, g + 8 as a half2 each, or as two floats each.
 using Acc = std::conditional_t<kF32Acc, float, uint32_t>;
-constexpr int kAccRegs = kF32Acc ? 4 : 2;
 
 __device__ __forceinline__ void mma(uint32_t (&d)[2], const uint32_t (&a)[4], uint32_t b0,
                                     uint32_t b1) {
@@ -215,7 +230,7 @@ __device__ __forceinline__ half2 to_half2(half2 v) { return v; }
 __device__ __forceinline__ half2 to_half2(float2 v) { return __float22half2_rn(v); }
 
 // The channel pair of tap `tap`, n8 block j, tile (A row g or g + 8).
-__device__ __forceinline__ auto tap_pair(const Acc (&acc)[16][kNB][kAccRegs], int tap, int j,
+__device__ __forceinline__ auto tap_pair(const Acc (&acc)[kTaps][kNB][kAccRegs], int tap, int j,
                                          int tile) {
   if constexpr (kF32Acc)
     return make_float2(acc[tap][j][2 * tile], acc[tap][j][2 * tile + 1]);
@@ -229,37 +244,67 @@ __device__ __forceinline__ half2 bt_row(int i, half2 d0, half2 d1, half2 d2, hal
                                                                         : __hsub2(d1, d3);
 }
 
+// The patch rows a warp reads, as offsets in halves from its first pixel: all taps, rows 0-3
+// of the top tile (2-5 of the bottom one); tap split, rows (e0, e1, e2) of each tile, which the
+// warp's two tap rows combine as e0 - e2 and e1 + sign e2 (half 0: rows 0, 1, 2, taps rows 0
+// and 1 = d0 - d2, d1 + d2; half 1: rows 2, 3, 1, tap rows 2 and 3 = d2 - d1 and d3 - d1, the
+// negated tap row 3, which KTrans negates in U). Both halves run the same code.
+struct PatchRows {
+  int offset[3];
+  half2 sign;
+};
+
+__device__ __forceinline__ PatchRows patch_rows(int half_index) {
+  const int h = half_index;
+  return {{2 * h * kPatchCols * kPix, (2 * h + 1) * kPatchCols * kPix,
+           (2 - h) * kPatchCols * kPix},
+          __float2half2_rn(h == 0 ? 1.f : -1.f)};
+}
+
 // 16-channel step s of a chunk for a warp's 16 tiles: load from the chunk's patch buffer,
 // B^T d B, MMA. xb is the lane's first input pixel in that buffer; b_chunk addresses U's
-// columns of the chunk (mma.sync: the lane's ldmatrix address; wgmma: the chunk's descriptor).
+// columns of the chunk (mma.sync: the lane's ldmatrix address at its first tap; wgmma: the
+// chunk's descriptor).
 template <int s, typename B>
-__device__ __forceinline__ void channel_step(Acc (&acc)[16][kNB][kAccRegs], const half* xb,
-                                             B b_chunk, bool first_chunk) {
+__device__ __forceinline__ void channel_step(Acc (&acc)[kTaps][kNB][kAccRegs], const half* xb,
+                                             const PatchRows& rows, B b_chunk, bool first_chunk) {
   constexpr int kOffset = s * 16;
-  // Input rows 0-3 belong to the top tile, rows 2-5 to the bottom one; .x holds
-  // channels 4q, 4q+1 (A register 0 / 1), .y channels 4q+2, 4q+3 (register 2 / 3).
+  constexpr int kInRows = kTapSplit == 1 ? 6 : 3;  // loaded rows (per tile with the tap split)
+  // .x holds channels 4q, 4q+1 (A register 0 / 1), .y channels 4q+2, 4q+3 (register 2 / 3).
   // wgmma: the previous step's MMAs still read A registers; wait for them before this step's
   // input loads and transform take registers (both at once spill).
   if constexpr (kWgmma) wgmma_wait<0>();
-  uint2 d[6][4];
+  uint2 d[2][kInRows][4];  // all taps: d[0] = the patch's 6 rows
 #pragma unroll
-  for (int i = 0; i < 6; ++i)
+  for (int tile = 0; tile < (kTapSplit == 1 ? 1 : 2); ++tile)
 #pragma unroll
-    for (int j = 0; j < 4; ++j)
-      d[i][j] = *reinterpret_cast<const uint2*>(xb + (i * kPatchCols + j) * kPix + kOffset);
+    for (int i = 0; i < kInRows; ++i)
 #pragma unroll
-  for (int tr = 0; tr < 4; ++tr) {
-    half2 t[2][2][4];  // [tile][register half][input column]: B^T d, row tr
+      for (int j = 0; j < 4; ++j) {
+        const int at = kTapSplit == 1 ? i * kPatchCols * kPix
+                                      : rows.offset[i] + 2 * tile * kPatchCols * kPix;
+        d[tile][i][j] = *reinterpret_cast<const uint2*>(xb + at + j * kPix + kOffset);
+      }
+#pragma unroll
+  for (int tr = 0; tr < 4 / kTapSplit; ++tr) {
+    half2 t[2][2][4];  // [tile][register half][input column]: B^T d, tap row tr of the warp's
 #pragma unroll
     for (int tile = 0; tile < 2; ++tile)
 #pragma unroll
-      for (int j = 0; j < 4; ++j) {
-        const int r = 2 * tile;
-        t[tile][0][j] = bt_row(tr, u2h(d[r][j].x), u2h(d[r + 1][j].x), u2h(d[r + 2][j].x),
-                               u2h(d[r + 3][j].x));
-        t[tile][1][j] = bt_row(tr, u2h(d[r][j].y), u2h(d[r + 1][j].y), u2h(d[r + 2][j].y),
-                               u2h(d[r + 3][j].y));
-      }
+      for (int j = 0; j < 4; ++j)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const auto row = [&](int tile_in, int i) {
+            return u2h(h == 0 ? d[tile_in][i][j].x : d[tile_in][i][j].y);
+          };
+          if constexpr (kTapSplit == 1) {
+            const int r = 2 * tile;  // rows 0-3: top tile, rows 2-5: bottom tile
+            t[tile][h][j] = bt_row(tr, row(0, r), row(0, r + 1), row(0, r + 2), row(0, r + 3));
+          } else {
+            t[tile][h][j] = tr == 0 ? __hsub2(row(tile, 0), row(tile, 2))
+                                    : __hfma2(rows.sign, row(tile, 2), row(tile, 1));
+          }
+        }
     if constexpr (kWgmma) {
       // The four taps of row tr: one fence for their A registers, then a wgmma each.
       uint32_t a[4][4];
@@ -289,7 +334,7 @@ __device__ __forceinline__ void channel_step(Acc (&acc)[16][kNB][kAccRegs], cons
           for (int h = 0; h < 2; ++h)
             a[2 * h + tile] = h2u(bt_row(tc, t[tile][h][0], t[tile][h][1], t[tile][h][2],
                                          t[tile][h][3]));
-        const int tap = tr * 4 + tc;
+        const int tap = tr * 4 + tc;  // of the warp's taps
 #pragma unroll
         for (int p = 0; p < kNB / 2; ++p) {
           uint32_t b[4];
@@ -306,10 +351,10 @@ __device__ __forceinline__ void channel_step(Acc (&acc)[16][kNB][kAccRegs], cons
 // One chunk of the channel loop, one channel_step per 16 channels, unrolled by a fold
 // expression (nvcc left a plain `#pragma unroll` loop rolled, recomputing every address each step).
 template <typename B, int... S>
-__device__ __forceinline__ void channel_chunk(Acc (&acc)[16][kNB][kAccRegs], const half* xb,
-                                              B b_chunk, bool first_chunk,
+__device__ __forceinline__ void channel_chunk(Acc (&acc)[kTaps][kNB][kAccRegs], const half* xb,
+                                              const PatchRows& rows, B b_chunk, bool first_chunk,
                                               std::integer_sequence<int, S...>) {
-  (channel_step<S>(acc, xb, b_chunk, first_chunk), ...);
+  (channel_step<S>(acc, xb, rows, b_chunk, first_chunk), ...);
 }
 
 // Image, top tile row and first tile column of tile group `group`.
@@ -324,7 +369,7 @@ __device__ __forceinline__ int3 group_origin(int group) {
 // row, so the addresses are one base plus constants.
 __device__ __forceinline__ void stage_chunk(half* buffer, const half* __restrict__ x, int3 o,
                                             int chunk, bool valid, int tid) {
-  constexpr int kPieces = kChunkC / 8, kGroupThreads = kKSlices * 32;
+  constexpr int kPieces = kChunkC / 8, kGroupThreads = kGroupWarps * 32;
   constexpr int kColsPerPass = kGroupThreads / kPieces;
   constexpr int kPasses = (kPatchCols + kColsPerPass - 1) / kColsPerPass;
   static_assert(kGroupThreads % kPieces == 0, "lane layout: a pass copies whole pixels");
@@ -352,7 +397,7 @@ __device__ __forceinline__ void stage_chunk(half* buffer, const half* __restrict
 }
 
 __device__ __forceinline__ void group_barrier(int group) {
-  asm volatile("bar.sync %0, %1;" ::"r"(1 + group), "r"(kKSlices * 32));
+  asm volatile("bar.sync %0, %1;" ::"r"(1 + group), "r"(kGroupWarps * 32));
 }
 
 // The oldest staged chunk's copies by this thread have landed (kStages - 2 younger ones may
@@ -363,16 +408,20 @@ __device__ __forceinline__ void wait_oldest_chunk(int group) {
   group_barrier(group);
 }
 
-// One lane's 2 kNB channels of an output pixel, one 16- or 8-byte store. In asm: from C++, nvcc
-// 13 split the uint4 store of half2 values into 4 32-bit stores (4x the store requests, 1.3x
-// the kernel's time at 960^2; bench/results/h100/lane_template/run1).
-__device__ __forceinline__ void store_pixel(half* at, const uint32_t (&packed)[4]) {
-  if constexpr (kNB == 4)
-    asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(at), "r"(packed[0]),
-                 "r"(packed[1]), "r"(packed[2]), "r"(packed[3]) : "memory");
-  else
+// One lane's 2 kNB channels of an output pixel, 16-byte stores (8-byte with kNB = 2). In asm:
+// from C++, nvcc 13 split the uint4 store of half2 values into 4 32-bit stores (4x the store
+// requests, 1.3x the kernel's time at 960^2; bench/results/h100/lane_template/run1).
+__device__ __forceinline__ void store_pixel(half* at, const uint32_t (&packed)[kNB]) {
+  if constexpr (kNB == 2) {
     asm volatile("st.global.v2.b32 [%0], {%1, %2};" ::"l"(at), "r"(packed[0]), "r"(packed[1])
                  : "memory");
+  } else {
+#pragma unroll
+    for (int v = 0; v < kNB / 4; ++v)
+      asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(at + 8 * v),
+                   "r"(packed[4 * v]), "r"(packed[4 * v + 1]), "r"(packed[4 * v + 2]),
+                   "r"(packed[4 * v + 3]) : "memory");
+  }
 }
 
 // y (and the residual) index of pixel (n, py, px), channel k.
@@ -380,60 +429,146 @@ __device__ __forceinline__ long long y_index(int n, int py, int px, int k) {
   return (((long long)n * kH + py) * kW + px) * kK + k;
 }
 
-// OTrans Y = A^T M A (A^T = [[1, 1, 1, 0], [0, 1, -1, -1]]) of the lane's two tiles, the
-// epilogue relu(conv + bias + residual) in fp32, and 2 kNB adjacent channels per pixel stored.
-__device__ __forceinline__ void otrans_store(const Acc (&acc)[16][kNB][kAccRegs], int3 o, int g,
+// Pairs of OTrans as 32-bit words (the tap split's exchange), and sign * a + b.
+__device__ __forceinline__ void put(uint32_t* w, half2 v) { w[0] = h2u(v); }
+__device__ __forceinline__ void put(uint32_t* w, float2 v) {
+  w[0] = __float_as_uint(v.x);
+  w[1] = __float_as_uint(v.y);
+}
+__device__ __forceinline__ void get(const uint32_t* w, half2& v) { v = u2h(w[0]); }
+__device__ __forceinline__ void get(const uint32_t* w, float2& v) {
+  v = make_float2(__uint_as_float(w[0]), __uint_as_float(w[1]));
+}
+__device__ __forceinline__ half2 signed_add(half2 sign, half2 a, half2 b) {
+  return __hfma2(sign, a, b);
+}
+__device__ __forceinline__ float2 signed_add(half2 sign, float2 a, float2 b) {
+  const float s = __low2float(sign);
+  return make_float2(fmaf(s, a.x, b.x), fmaf(s, a.y, b.y));
+}
+
+using Pair = std::conditional_t<kF32Acc, float2, half2>;  // tap_pair's type
+
+// The epilogue relu(conv + bias + residual) in fp32 on kRowsOut output rows of one tile (from
+// pixel row py, column px), and 2 kNB adjacent channels per pixel stored.
+template <int kRowsOut>
+__device__ __forceinline__ void store_rows(const Pair (&out)[kRowsOut][2][kNB], int n, int py,
+                                           int px, int channel,
+                                           const float2 (&bias_pairs)[kNB],
+                                           const half* __restrict__ residual,
+                                           half* __restrict__ y) {
+#pragma unroll
+  for (int a = 0; a < kRowsOut; ++a)
+#pragma unroll
+    for (int b = 0; b < 2; ++b) {
+      if (kRagged && (py + a >= kH || px + b >= kW)) continue;
+      const long long at = y_index(n, py + a, px + b, channel);
+      uint32_t packed[kNB];
+      uint32_t res[kNB] = {};
+      if constexpr (kResidual) {
+        if constexpr (kNB == 2) {
+          *reinterpret_cast<uint2*>(res) = __ldg(reinterpret_cast<const uint2*>(residual + at));
+        } else {
+#pragma unroll
+          for (int v = 0; v < kNB / 4; ++v)
+            *reinterpret_cast<uint4*>(res + 4 * v) =
+                __ldg(reinterpret_cast<const uint4*>(residual + at + 8 * v));
+        }
+      }
+#pragma unroll
+      for (int j = 0; j < kNB; ++j) {
+        if constexpr (kEpilogue) {
+          float2 v = to_float2(out[a][b][j]);
+          if constexpr (kBias) v = add(v, bias_pairs[j]);
+          if constexpr (kResidual) v = add(v, __half22float2(u2h(res[j])));
+          if constexpr (kRelu) v = make_float2(fmaxf(v.x, 0.f), fmaxf(v.y, 0.f));
+          packed[j] = h2u(__float22half2_rn(v));
+        } else {
+          packed[j] = h2u(to_half2(out[a][b][j]));
+        }
+      }
+      store_pixel(y + at, packed);
+    }
+}
+
+// OTrans Y = A^T M A (A^T = [[1, 1, 1, 0], [0, 1, -1, -1]]) of the lane's two tiles, then
+// store_rows. A tap row i's column sums sum_i = m0 + m1 + m2, dif_i = m1 - m2 - m3 make output
+// row 0 = sum of rows 0-2 and row 1 = row 1 - row 2 - row 3. With the tap split, half 0 holds
+// tap rows 0, 1 and half 1 rows 2, 3: half 0 finishes output row 0 (its rows 0 + 1, plus half
+// 1's row 2), half 1 output row 1 (-(its rows 2 + 3), plus half 0's row 1), swapping those
+// partial rows through `send` (this warp's words) and `partner` (the other half's).
+__device__ __forceinline__ void otrans_store(const Acc (&acc)[kTaps][kNB][kAccRegs], int3 o, int g,
                                              int channel, const float2 (&bias_pairs)[kNB],
                                              const half* __restrict__ residual,
-                                             half* __restrict__ y) {
-  using Pair = decltype(tap_pair(acc, 0, 0, 0));
+                                             half* __restrict__ y, int half_index,
+                                             const PatchRows& rows, uint32_t* send,
+                                             const uint32_t* partner, int group) {
+  const auto column_sums = [&](int i, int j, int tile, Pair& sum, Pair& dif) {
+    const Pair m0 = tap_pair(acc, 4 * i, j, tile), m1 = tap_pair(acc, 4 * i + 1, j, tile);
+    const Pair m2 = tap_pair(acc, 4 * i + 2, j, tile), m3 = tap_pair(acc, 4 * i + 3, j, tile);
+    sum = add(add(m0, m1), m2);
+    dif = sub(sub(m1, m2), m3);
+  };
+  if constexpr (kTapSplit == 1) {
 #pragma unroll
-  for (int tile = 0; tile < 2; ++tile) {
-    Pair out[2][2][kNB];  // [row][col][n8 block j]
+    for (int tile = 0; tile < 2; ++tile) {
+      Pair out[2][2][kNB];  // [row][col][n8 block j]
 #pragma unroll
-    for (int j = 0; j < kNB; ++j) {
-      Pair sum[4], dif[4];
+      for (int j = 0; j < kNB; ++j) {
+        Pair sum[4], dif[4];
 #pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        const Pair m0 = tap_pair(acc, 4 * i, j, tile), m1 = tap_pair(acc, 4 * i + 1, j, tile);
-        const Pair m2 = tap_pair(acc, 4 * i + 2, j, tile), m3 = tap_pair(acc, 4 * i + 3, j, tile);
-        sum[i] = add(add(m0, m1), m2);
-        dif[i] = sub(sub(m1, m2), m3);
+        for (int i = 0; i < 4; ++i) column_sums(i, j, tile, sum[i], dif[i]);
+        out[0][0][j] = add(add(sum[0], sum[1]), sum[2]);
+        out[1][0][j] = sub(sub(sum[1], sum[2]), sum[3]);
+        out[0][1][j] = add(add(dif[0], dif[1]), dif[2]);
+        out[1][1][j] = sub(sub(dif[1], dif[2]), dif[3]);
       }
-      out[0][0][j] = add(add(sum[0], sum[1]), sum[2]);
-      out[1][0][j] = sub(sub(sum[1], sum[2]), sum[3]);
-      out[0][1][j] = add(add(dif[0], dif[1]), dif[2]);
-      out[1][1][j] = sub(sub(dif[1], dif[2]), dif[3]);
+      store_rows<2>(out, o.x, 2 * (o.y + tile), 2 * (o.z + g), channel, bias_pairs, residual, y);
     }
-    const int py = 2 * (o.y + tile), px = 2 * (o.z + g);
+  } else {
+    Pair keep[2][1][2][kNB];  // [tile][the output row][col][j]: rows 0 + 1 of the warp's taps
+    uint32_t words[kSendWords];
 #pragma unroll
-    for (int a = 0; a < 2; ++a)
+    for (int tile = 0; tile < 2; ++tile)
 #pragma unroll
-      for (int b = 0; b < 2; ++b) {
-        if (kRagged && (py + a >= kH || px + b >= kW)) continue;
-        const long long at = y_index(o.x, py + a, px + b, channel);
-        uint32_t packed[4];
-        uint32_t res[4] = {};
-        if constexpr (kResidual) {
-          if constexpr (kNB == 4)
-            *reinterpret_cast<uint4*>(res) = __ldg(reinterpret_cast<const uint4*>(residual + at));
-          else
-            *reinterpret_cast<uint2*>(res) = __ldg(reinterpret_cast<const uint2*>(residual + at));
-        }
+      for (int j = 0; j < kNB; ++j) {
+        // Scalars, not arrays: nvcc turned a choice between two array elements into a
+        // local-memory array indexed by half_index.
+        Pair sum0, dif0, sum1, dif1;
+        column_sums(0, j, tile, sum0, dif0);
+        column_sums(1, j, tile, sum1, dif1);
+        keep[tile][0][0][j] = add(sum0, sum1);
+        keep[tile][0][1][j] = add(dif0, dif1);
+        // half 0 sends its tap row 1, half 1 its tap row 0 (the other's row 2)
+        constexpr int kPairWords = kAccRegs / 2;
+        put(words + ((tile * 2 + 0) * kNB + j) * kPairWords, half_index == 0 ? sum1 : sum0);
+        put(words + ((tile * 2 + 1) * kNB + j) * kPairWords, half_index == 0 ? dif1 : dif0);
+      }
+    // Words [i][lane][4]: 16-byte accesses, one 512-byte run per warp instruction.
+    const int lane = threadIdx.x & 31;
+#pragma unroll
+    for (int i = 0; i < kSendWords / 4; ++i)
+      *reinterpret_cast<uint4*>(send + (i * 32 + lane) * 4) =
+          make_uint4(words[4 * i], words[4 * i + 1], words[4 * i + 2], words[4 * i + 3]);
+    group_barrier(group);
+#pragma unroll
+    for (int i = 0; i < kSendWords / 4; ++i) {
+      const uint4 v = *reinterpret_cast<const uint4*>(partner + (i * 32 + lane) * 4);
+      words[4 * i] = v.x, words[4 * i + 1] = v.y, words[4 * i + 2] = v.z, words[4 * i + 3] = v.w;
+    }
+#pragma unroll
+    for (int tile = 0; tile < 2; ++tile) {
+#pragma unroll
+      for (int b = 0; b < 2; ++b)
 #pragma unroll
         for (int j = 0; j < kNB; ++j) {
-          if constexpr (kEpilogue) {
-            float2 v = to_float2(out[a][b][j]);
-            if constexpr (kBias) v = add(v, bias_pairs[j]);
-            if constexpr (kResidual) v = add(v, __half22float2(u2h(res[j])));
-            if constexpr (kRelu) v = make_float2(fmaxf(v.x, 0.f), fmaxf(v.y, 0.f));
-            packed[j] = h2u(__float22half2_rn(v));
-          } else {
-            packed[j] = h2u(to_half2(out[a][b][j]));
-          }
+          Pair other;
+          get(words + ((tile * 2 + b) * kNB + j) * (kAccRegs / 2), other);
+          keep[tile][0][b][j] = signed_add(rows.sign, keep[tile][0][b][j], other);
         }
-        store_pixel(y + at, packed);
-      }
+      store_rows<1>(keep[tile], o.x, 2 * (o.y + tile) + half_index, 2 * (o.z + g), channel,
+                    bias_pairs, residual, y);
+    }
   }
 }
 
@@ -466,14 +601,19 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
 
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   // wgmma: warpgroup w holds rank r = warp % 4 of tile group (w / kKSlices) * 4 + r, channel
-  // slice w % kKSlices.
+  // slice w % kKSlices. mma.sync: a group's warps are channel slices, each of kTapSplit
+  // adjacent warps (the halves of the taps).
   const int rank = warp % 4, warpgroup = warp / 4;
-  const int group = kWgmma ? warpgroup / kKSlices * 4 + rank : warp / kKSlices;
-  const int kslice = kWgmma ? warpgroup % kKSlices : warp % kKSlices, tid = kslice * 32 + lane;
+  const int group = kWgmma ? warpgroup / kKSlices * 4 + rank : warp / kGroupWarps;
+  const int in_group = kWgmma ? warpgroup % kKSlices : warp % kGroupWarps;
+  const int kslice = in_group / kTapSplit, half_index = in_group % kTapSplit;
+  const int tid = in_group * 32 + lane;
   const int g = lane >> 2, q = lane & 3;
   // ldmatrix.x4: lanes 8i .. 8i+7 address matrix i = (n8 block i / 2, k half i % 2).
+  // The tap split's second half starts at U's tap kTaps.
   const uint32_t b_base = (uint32_t)__cvta_generic_to_shared(Us) +
-                          2u * (uint32_t)((kslice * kWarpK + (lane >> 4) * 8 + (lane & 7)) * kRow +
+                          2u * (uint32_t)((half_index * kTaps * kBlockK + kslice * kWarpK +
+                                           (lane >> 4) * 8 + (lane & 7)) * kRow +
                                           ((lane >> 3) & 1) * 8);
   // wgmma: the descriptor of the slice's first core matrix (rows k of kslice, channels c 0-7).
   const uint64_t b_desc =
@@ -488,6 +628,12 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
 
   half* patch = Us + kUHalves + group * kStages * kPatchHalves;
   const half* xb = patch + 2 * g * kPix + 4 * q;
+  const PatchRows rows = patch_rows(half_index);
+  // Tap split: this warp's words for the other half, and the other half's (warp ^ 1).
+  uint32_t* send = reinterpret_cast<uint32_t*>(Us + kUHalves + kGroups * kStages * kPatchHalves +
+                                               warp * kSendHalves);
+  const uint32_t* partner = reinterpret_cast<const uint32_t*>(
+      Us + kUHalves + kGroups * kStages * kPatchHalves + (warp ^ 1) * kSendHalves);
   // Items (tile group, chunk) run in order through the ring of buffers: item i is chunk
   // i % kChunks of tile group first + (i / kChunks) * stride, in buffer i % kStages.
   const int stride = gridDim.x * kGroups;
@@ -507,10 +653,10 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
     const int3 o = group_origin(tile_group);
     // wgmma's first MMA of a tile group overwrites the accumulators instead (zeroing them
     // between MMAs would make ptxas fence each one).
-    Acc acc[16][kNB][kAccRegs];
+    Acc acc[kTaps][kNB][kAccRegs];
     if constexpr (!kWgmma) {
 #pragma unroll
-      for (int t = 0; t < 16; ++t)
+      for (int t = 0; t < kTaps; ++t)
 #pragma unroll
         for (int j = 0; j < kNB; ++j)
 #pragma unroll
@@ -530,10 +676,10 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
         // descriptor out of the tile-group loop into registers (spills at C = 128).
         uint64_t desc = b_desc + (uint64_t)(chunk * kChunkC / 8 * kBlockK);
         if constexpr (kKSlices > 1) asm volatile("" : "+l"(desc));
-        channel_chunk(acc, xb + buffer * kPatchHalves, desc, chunk == 0,
+        channel_chunk(acc, xb + buffer * kPatchHalves, rows, desc, chunk == 0,
                       std::make_integer_sequence<int, kStepsPerChunk>{});
       } else {
-        channel_chunk(acc, xb + buffer * kPatchHalves,
+        channel_chunk(acc, xb + buffer * kPatchHalves, rows,
                       b_base + 2u * (uint32_t)(chunk * kChunkC), chunk == 0,
                       std::make_integer_sequence<int, kStepsPerChunk>{});
       }
@@ -542,20 +688,21 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
     if constexpr (kWgmma) {
       wgmma_wait<0>();
 #pragma unroll
-      for (int t = 0; t < 16; ++t)
+      for (int t = 0; t < kTaps; ++t)
 #pragma unroll
         for (int j = 0; j < kNB; ++j)
 #pragma unroll
           for (int r = 0; r < kAccRegs; ++r) wgmma_settle(acc[t][j][r]);
       if (tile_group >= kTileGroups) continue;
     }
-    otrans_store(acc, o, g, channel, bias_pairs, residual, y);
+    otrans_store(acc, o, g, channel, bias_pairs, residual, y, half_index, rows, send, partner,
+                 group);
   }
 }
 
 }  // namespace wino_lane
 
-// U = G g G^T per (k, c), stored [tap][k logical][c logical] in fp16 (wgmma: in core matrices,
+// U = G g G^T per (k, c) (tap split: tap row 3 negated), stored [tap][k logical][c logical] in fp16 (wgmma: in core matrices,
 // [tap][c logical / 8][k logical][c logical % 8]).
 __global__ void wino_lane_ktrans(const half* __restrict__ w, half* __restrict__ U) {
   using namespace wino_lane;
@@ -571,6 +718,8 @@ __global__ void wino_lane_ktrans(const half* __restrict__ w, half* __restrict__ 
       float u = 0.f;
       for (int r = 0; r < 3; ++r)
         for (int s = 0; s < 3; ++s) u += G[i][r] * g[r][s] * G[j][s];
+      // The tap split's second half computes tap row 3's V negated (d3 - d1): U's row 3 too.
+      if (kTapSplit == 2 && i == 3) u = -u;
       const int tap = i * 4 + j, cl = c_logical(c);
       U[kWgmma ? ((tap * (kC / 8) + cl / 8) * kK + k_logical(k)) * 8 + cl % 8
                : (tap * kK + k_logical(k)) * kC + cl] = __float2half_rn(u);

@@ -26,8 +26,8 @@ ALL = ("bias", "residual", "relu")
 
 
 def lane_cfg(tb_n: int = 32, k_split: int = 2, groups: int = 4, tb_k: int = 32,
-             stages: int = 2, wgmma: bool = False) -> KernelConfig:
-    return KernelConfig.lane_config(tb_n, tb_k, groups, k_split, stages, wgmma)
+             stages: int = 2, wgmma: bool = False, tap_split: int = 1) -> KernelConfig:
+    return KernelConfig.lane_config(tb_n, tb_k, groups, k_split, stages, wgmma, tap_split)
 
 
 def fp16(*shape: int, accum: str = "fp16", epilogue: tuple[str, ...] = ()) -> Conv2dWorkload:
@@ -43,6 +43,12 @@ def test_name_round_trips_and_lane_needs_pb() -> None:
     assert KernelConfig.parse(staged.name(wl))[1] == staged and staged.name(wl).endswith("-st3")
     wg = lane_cfg(stages=3, wgmma=True)
     assert wg.name(wl).endswith("-lane-wg-g4-ks2-st3") and KernelConfig.parse(wg.name(wl))[1] == wg
+    split = lane_cfg(64, 1, stages=3, tap_split=2)
+    assert split.name(wl).endswith("-tbn64-tbk32-frag16x8x16-full-vec16-pad16-pb-lane-g4-st3-ts2")
+    assert KernelConfig.parse(split.name(wl))[1] == split
+    # the tap split is the lane kernel's knob only
+    with pytest.raises(WinoError, match="not a wino-tvm config name"):
+        KernelConfig.parse("fp16-fp16-m2-tbm16-tbn32-tbk64-frag16x16x16-full-vec16-pad16-pb-ts2")
     # wgmma is the lane kernel's knob only
     with pytest.raises(WinoError, match="not a wino-tvm config name"):
         KernelConfig.parse("fp16-fp16-m2-tbm16-tbn32-tbk64-frag16x16x16-full-vec16-pad16-pb-wg")
@@ -77,6 +83,16 @@ def test_name_round_trips_and_lane_needs_pb() -> None:
      "groups=6 must be a multiple of 4"),
     (fp16(1, 56, 56, 64, 64), KernelConfig(16, 32, 64, fusion="full", wgmma=True),
      "wgmma: a knob of the lane kernel only"),
+    (fp16(1, 56, 56, 64, 64), KernelConfig(16, 32, 64, fusion="full", tap_split=2),
+     "tap_split=2: a knob of the lane kernel only"),
+    (fp16(1, 56, 56, 64, 64), lane_cfg(64, 1, tap_split=4), "tap_split=4 warps per channel slice"),
+    (fp16(1, 56, 56, 64, 64), lane_cfg(32, 1, 4, wgmma=True, tap_split=2),
+     "wgmma takes all taps per warp"),
+    (fp16(1, 56, 56, 64, 64, accum="fp32"), lane_cfg(64, 1, tap_split=2),
+     "with fp32 accumulators and tap_split=2 one of (32,)"),
+    (fp16(1, 56, 56, 64, 64), lane_cfg(64, 1, 8, tap_split=2),
+     "groups x k_split x tap_split warps (8 x 1 x 2) must be 1 to 9"),
+    (fp16(1, 28, 28, 128, 128), lane_cfg(64, 1, 2, tap_split=2), "exceeds NVIDIA H100's"),
 ])
 def test_problems_name_the_fix(wl: Conv2dWorkload, cfg: KernelConfig, message: str) -> None:
     problems = "; ".join(cfg.problems(wl, H100))
@@ -89,6 +105,9 @@ def test_problems_name_the_fix(wl: Conv2dWorkload, cfg: KernelConfig, message: s
     (["--dtype", "fp16", "--accum", "fp16", "--m", "2", "--lane", "--tb-n", "32",
       "--stages", "5"], "stages=5 patch buffers per tile group"),
     (["--dtype", "fp16", "--wgmma"], "--wgmma is a knob of the lane kernel"),
+    (["--dtype", "fp16", "--tap-split", "2"], "--tap-split is a knob of the lane kernel"),
+    (["--dtype", "fp16", "--accum", "fp16", "--m", "2", "--lane", "--tb-n", "32",
+      "--tap-split", "3"], "tap_split=3 warps per channel slice"),
     (["--dtype", "fp16", "--accum", "fp16", "--m", "2", "--lane", "--tb-n", "32", "--wgmma",
       "--arch", "sm_80"], "--wgmma runs on sm_90 GPUs (H100, H200), not sm_80"),
     (["--dtype", "fp16", "--accum", "fp16", "--m", "2", "--lane", "--tb-n", "32", "--wgmma",
@@ -139,7 +158,7 @@ def test_space_offers_lane_configs_only_where_they_apply() -> None:
 # Every class of variant: both accumulators and warp widths, the whole epilogue, images that
 # end inside a tile group, C = 128 with K blocks, a single warp per block, and chunks that
 # cover the patch whole, in halves or in more pieces than buffers (each with 2 to 4 buffers),
-# 16 chunks (a rolled chunk loop), and wgmma.
+# 16 chunks (a rolled chunk loop), wgmma, and the tap split.
 VARIANTS = {
     "fp16_w32": (fp16(1, 64, 64, 64, 64), lane_cfg()),
     "fp16_w32_epilogue_ragged": (fp16(3, 7, 9, 64, 64, epilogue=ALL), lane_cfg(32, 1, 8)),
@@ -160,6 +179,15 @@ VARIANTS = {
                                    lane_cfg(16, 1, 8, 32, 2, wgmma=True)),
     "fp16_w16_c128_wgmma_kblocks": (fp16(2, 14, 14, 128, 128, epilogue=("residual",)),
                                     lane_cfg(16, 2, 4, 32, 2, wgmma=True)),
+    # the tap split: both accumulators and warp widths, the epilogue on ragged images, K blocks
+    # with two channel slices per group, and a rolled chunk loop
+    "fp16_w64_tap_split": (fp16(1, 64, 64, 64, 64), lane_cfg(64, 1, 4, 16, 2, tap_split=2)),
+    "fp32_w32_tap_split_epilogue_ragged": (fp16(3, 7, 9, 64, 64, accum="fp32", epilogue=ALL),
+                                           lane_cfg(32, 1, 3, 32, 3, tap_split=2)),
+    "fp16_w32_tap_split_kblocks_kslices": (fp16(2, 14, 14, 64, 128, epilogue=("residual", "relu")),
+                                           lane_cfg(32, 2, 2, 16, 3, tap_split=2)),
+    "fp16_w32_tap_split_9_chunks_rolled_epilogue": (fp16(2, 10, 12, 144, 64, epilogue=ALL),
+                                                    lane_cfg(32, 1, 1, 16, 2, tap_split=2)),
 }
 
 
@@ -168,6 +196,7 @@ def artifacts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("lane")
     dirs = {}
     for name, (wl, cfg) in VARIANTS.items():
+        assert cfg.problems(wl, H100) == [], name
         dirs[name] = root / name
         write_artifact(workload_spec(wl, cfg.fusion, cfg.name(wl), "test", lane_kernels(wl, cfg)),
                        dirs[name])

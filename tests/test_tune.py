@@ -188,16 +188,20 @@ def test_config_space_keeps_only_what_every_rule_accepts() -> None:
     # m, tb_m, tb_n, tb_k, frag, fusion, vec, pad, u_smem, persist, groups, ot_channels, k_split,
     # m_rounds (min_blocks: 0 only)
     total = 2 * 3 * 3 * 2 * 3 * len(FUSIONS) * 1 * 2 * 2 * 2 * 4 * 2 * 3 * 2
-    # lane: m, tb_n, tb_k, k_split, lane_groups, lane_stages
-    total += 2 * 3 * 2 * 3 * len(small.lane_groups) * len(small.lane_stages)
+    # lane: m, tb_n, tb_k, k_split, lane_groups, lane_stages, lane_tap_split
+    total += (2 * 3 * 2 * 3 * len(small.lane_groups) * len(small.lane_stages)
+              * len(small.lane_tap_split))
     assert len(space) + sum(refused.values()) == total
-    # fp32 accumulators: 16 channels per warp, chunks of tb_k channels in 2 or 3 buffers; at
-    # most 8 warps (groups x k_split)
-    lane = {(c.cfg.k_split, c.cfg.groups) for c in space if c.cfg.lane}
-    assert lane == {(1, 1), (1, 2), (1, 3), (1, 4), (1, 6), (1, 8), (2, 1), (2, 2), (2, 3),
-                    (2, 4), (4, 1), (4, 2)}
-    assert {(c.wl.m, c.cfg.tb_n, c.cfg.tb_k, c.cfg.stages) for c in space if c.cfg.lane} == {
-        (2, 16, tb_k, stages) for tb_k in (16, 64) for stages in (2, 3)}
+    # fp32 accumulators: 16 channels per warp (32 with the tap split), chunks of tb_k channels
+    # in 2 or 3 buffers; at most 8 warps (groups x k_split; with the tap split x 2, at most 9)
+    lane = {(c.cfg.k_split, c.cfg.groups, c.cfg.tap_split) for c in space if c.cfg.lane}
+    assert lane == {(1, 1, 1), (1, 2, 1), (1, 3, 1), (1, 4, 1), (1, 6, 1), (1, 8, 1), (2, 1, 1),
+                    (2, 2, 1), (2, 3, 1), (2, 4, 1), (4, 1, 1), (4, 2, 1), (1, 1, 2), (1, 2, 2),
+                    (1, 3, 2), (1, 4, 2), (2, 1, 2), (2, 2, 2)}
+    assert {(c.wl.m, c.cfg.tb_n, c.cfg.tb_k, c.cfg.stages, c.cfg.tap_split)
+            for c in space if c.cfg.lane} == {
+        (2, 16 * split, tb_k, stages, split)
+        for tb_k in (16, 64) for stages in (2, 3) for split in (1, 2)}
     space = [c for c in space if not c.cfg.lane]
     assert set(refused) <= {rule.__name__ for rule in RULES}
     for cand in space:

@@ -82,12 +82,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--lane", action="store_true",
                    help="full fusion in the MMA's lane layout (templates/lane_layout.cu; fp16, "
                         "m=2): a warp owns 16 tiles x --tb-n (16 or 32) output channels for all "
-                        "taps, --k-split warps share a tile group, --groups tile groups per "
+                        "taps (or half of them, for twice the channels, with --tap-split 2), "
+                        "--k-split channel slices share a tile group, --groups tile groups per "
                         "persistent block, the input staged in chunks of --tb-k channels through "
                         "--stages buffers; sets --fusion full, --persist, --tb-m 16 and the "
                         "16x8x16 fragment")
     p.add_argument("--stages", type=int, default=2,
                    help="with --lane: input patch buffers per tile group (2 to 4; tuned)")
+    p.add_argument("--tap-split", type=int, default=1,
+                   help="with --lane: warps per channel slice, each with a share of the tap rows "
+                        "(1 or 2; tuned)")
     p.add_argument("--wgmma", action="store_true",
                    help="with --lane: wgmma instead of mma.sync (sm_90 GPUs, compiled for "
                         "sm_90a; --groups a multiple of 4; tuned)")
@@ -157,9 +161,9 @@ def _config(args: argparse.Namespace) -> tuple[Conv2dWorkload, KernelConfig]:
     if args.lane:
         cfg = cfg.with_(tb_m=LANE_TILES, frag_m=LANE_FRAGMENT[0], frag_n=LANE_FRAGMENT[1],
                         frag_k=LANE_FRAGMENT[2], fusion="full", persist=True, lane=True,
-                        stages=args.stages, wgmma=args.wgmma)
-    elif args.stages != 2 or args.wgmma:
-        flag = "--stages" if args.stages != 2 else "--wgmma"
+                        stages=args.stages, wgmma=args.wgmma, tap_split=args.tap_split)
+    elif args.stages != 2 or args.wgmma or args.tap_split != 1:
+        flag = ("--stages" if args.stages != 2 else "--wgmma" if args.wgmma else "--tap-split")
         raise WinoError(f"{flag} is a knob of the lane kernel: add --lane or drop it")
     wgmma_gpu = WGMMA_ARCH.removesuffix("a")  # the GPUs that run the arch-specific target
     if cfg.wgmma and args.arch != wgmma_gpu:

@@ -80,7 +80,11 @@ PIPELINE_REGISTER_HEADROOM = 32
 # a warp's 16 tiles (the MMA's M) x tb_n output channels for all 16 taps of F(2x2, 3x3).
 LANE_FRAGMENT = (16, 8, 16)
 LANE_TILES = 16
-LANE_WARP_CHANNELS = {"fp16": (16, 32), "fp32": (16,)}  # accumulators: 128 registers at most
+# Output channels per warp with all 16 taps (times tap_split with a share of them): the
+# accumulators take 128 registers at most.
+LANE_WARP_CHANNELS = {"fp16": (16, 32), "fp32": (16,)}
+# Warps sharing a tile group's channel slice, one share of the tap rows each.
+LANE_TAP_SPLITS = (1, 2)
 # Registers a lane-kernel thread needs beside its accumulators (ptxas, nvcc 13: 212 with 128
 # accumulator registers, 140-142 with 64): a block gets as many warps as the register file
 # holds at that count.
@@ -158,14 +162,17 @@ class KernelConfig:
     stages: int = 2
     # lane kernel: wgmma (sm_90a; a warpgroup's four tile groups share each B read) for mma.sync
     wgmma: bool = False
+    # lane kernel: warps per channel slice of a tile group, each with 1 / tap_split of the tap
+    # rows for tap_split x the channels (each tile's input transformed tap_split x less often)
+    tap_split: int = 1
 
     @classmethod
     def lane_config(cls, tb_n: int, tb_k: int, groups: int = 1, k_split: int = 1,
-                    stages: int = 2, wgmma: bool = False) -> KernelConfig:
+                    stages: int = 2, wgmma: bool = False, tap_split: int = 1) -> KernelConfig:
         """A lane-layout config: these knobs, the fixed ones (16 tiles per warp, the m16n8k16
         fragment, full fusion, persistent blocks) and the rest at their defaults."""
         return cls(LANE_TILES, tb_n, tb_k, *LANE_FRAGMENT, "full", persist=True, groups=groups,
-                   k_split=k_split, lane=True, stages=stages, wgmma=wgmma)
+                   k_split=k_split, lane=True, stages=stages, wgmma=wgmma, tap_split=tap_split)
 
     @property
     def fragment(self) -> tuple[int, int, int]:
@@ -216,11 +223,12 @@ class KernelConfig:
                       int(tbk.removeprefix("tbk")), fm, fn, fk, fusion,
                       int(vec.removeprefix("vec")), int(pad.removeprefix("pad")), **knobs)
             # The grammar: g<N> or ks<N> (not both, but for lane) only after pb, pb not with ul2,
-            # lane only after pb, st<N> and wg only with lane.
+            # lane only after pb, st<N>, ts<N> and wg only with lane.
             split = cfg.groups != 1 or cfg.k_split != 1
             if (cfg._tokens() != parts[3:] or (split and not cfg.persist)
                     or (cfg.groups != 1 and cfg.k_split != 1 and not cfg.lane)
-                    or ((cfg.stages != _DEFAULTS["stages"] or cfg.wgmma) and not cfg.lane)
+                    or ((cfg.stages != _DEFAULTS["stages"] or cfg.wgmma
+                         or cfg.tap_split != _DEFAULTS["tap_split"]) and not cfg.lane)
                     or (cfg.persist and not cfg.u_smem) or (cfg.lane and not cfg.persist)):
                 raise ValueError(name)
         except (ValueError, KeyError):
@@ -247,8 +255,9 @@ class KernelConfig:
 
     def accumulator_registers(self, wl: Conv2dWorkload) -> int:
         """Registers per thread of a warp's accumulator fragments."""
-        if self.lane:  # 16 taps x tb_n / 8 n8 blocks, 4 elements of each per lane
-            return wl.alpha * wl.alpha * self.tb_n // 8 * 4 * ACCUMULATOR_BYTES[wl.accum] // 4
+        if self.lane:  # 16 / tap_split taps x tb_n / 8 n8 blocks, 4 elements of each per lane
+            return (wl.alpha * wl.alpha // self.tap_split * self.tb_n // 8 * 4
+                    * ACCUMULATOR_BYTES[wl.accum] // 4)
         return (self.accumulator_fragments(wl) * FRAGMENT_ELEMENTS_PER_LANE
                 * ACCUMULATOR_BYTES[wl.accum] // 4)
 
@@ -297,16 +306,21 @@ class KernelConfig:
 
     def threads(self, wl: Conv2dWorkload) -> int:
         """Threads per block: a warp per tap column, per warp group (lane: a warp per channel
-        slice, per tile group)."""
-        return WARP_SIZE * (1 if self.lane else wl.alpha) * self.groups * self.k_split
+        slice and share of the taps, per tile group)."""
+        per_group = self.k_split * self.tap_split if self.lane else wl.alpha * self.k_split
+        return WARP_SIZE * per_group * self.groups
 
     def lane_smem_bytes(self, wl: Conv2dWorkload) -> int:
         """The lane kernel's shared memory: U's rows for the block's tb_n x k_split channels
-        (C + 8 halves: conflict-free ldmatrix; C in wgmma's core matrices), and per tile group
-        `stages` patch buffers of tb_k channels (+ 8 halves: conflict-free 8-byte reads)."""
+        (C + 8 halves: conflict-free ldmatrix; C in wgmma's core matrices), per tile group
+        `stages` patch buffers of tb_k channels (+ 8 halves: conflict-free 8-byte reads), and
+        with the tap split per lane its partial output row for the other warp (2 tiles x 2
+        pixels x tb_n channels, half of them in each accumulator's bytes)."""
         u_rows = wl.alpha * wl.alpha * self.tb_n * self.k_split
         patches = self.groups * self.stages * LANE_PATCH_PIXELS * (self.tb_k + 8)
-        return ELEMENT_BYTES["fp16"] * (u_rows * (wl.c + (0 if self.wgmma else 8)) + patches)
+        sums = 0 if self.tap_split == 1 else self.tb_n * ACCUMULATOR_BYTES[wl.accum]
+        return (ELEMENT_BYTES["fp16"] * (u_rows * (wl.c + (0 if self.wgmma else 8)) + patches)
+                + self.threads(wl) * sums)
 
     @staticmethod
     def lane_tile_groups(wl: Conv2dWorkload) -> int:
@@ -332,13 +346,19 @@ class KernelConfig:
             out.append(f"the lane layout takes fp16 in and out and m=2, not {wl.dtype} -> "
                        f"{wl.out}, m={wl.m}: use the sync-free kernels (drop lane)")
         if self != KernelConfig.lane_config(self.tb_n, self.tb_k, self.groups, self.k_split,
-                                            self.stages, self.wgmma):
+                                            self.stages, self.wgmma, self.tap_split):
             out.append(f"lane takes tb_m={LANE_TILES}, frag {'x'.join(map(str, LANE_FRAGMENT))}, "
                        "fusion full, pb, vec16, pad16 and no other knobs")
-        warp_channels = LANE_WARP_CHANNELS.get(wl.accum, ())
+        if self.tap_split not in LANE_TAP_SPLITS:
+            out.append(f"lane: tap_split={self.tap_split} warps per channel slice; one of "
+                       f"{LANE_TAP_SPLITS}")
+        elif self.tap_split != 1 and self.wgmma:
+            out.append("lane: wgmma takes all taps per warp: drop the tap split or wgmma")
+        warp_channels = tuple(c * self.tap_split for c in LANE_WARP_CHANNELS.get(wl.accum, ()))
         if self.tb_n not in warp_channels:
+            split = f" and tap_split={self.tap_split}" if self.tap_split != 1 else ""
             out.append(f"lane: tb_n={self.tb_n} output channels per warp; with {wl.accum} "
-                       f"accumulators one of {warp_channels}")
+                       f"accumulators{split} one of {warp_channels}")
         if self.tb_k not in LANE_CHUNK_CHANNELS or wl.c % self.tb_k:
             out.append(f"lane: tb_k={self.tb_k} channels per staged chunk must divide C={wl.c} "
                        f"and be one of {LANE_CHUNK_CHANNELS}")
@@ -349,10 +369,12 @@ class KernelConfig:
             out.append(f"lane: wgmma (wg) takes warpgroups of {LANE_WARPGROUP_GROUPS} tile groups: "
                        f"groups={self.groups} must be a multiple of {LANE_WARPGROUP_GROUPS}")
         most = self.lane_max_warps(wl)
-        if not (self.groups >= 1 and self.k_split >= 1
+        if not (self.groups >= 1 and self.k_split >= 1 and self.tap_split >= 1
                 and self.threads(wl) <= most * WARP_SIZE):
-            out.append(f"lane: groups x k_split warps ({self.groups} x {self.k_split}) must be "
-                       f"1 to {most} (the registers of {most} warps fill the register file)")
+            knobs = ["groups", "k_split", *(["tap_split"] if self.tap_split != 1 else [])]
+            counts = " x ".join(str(getattr(self, knob)) for knob in knobs)
+            out.append(f"lane: {' x '.join(knobs)} warps ({counts}) must be 1 to {most} "
+                       f"(the registers of {most} warps fill the register file)")
         elif self.tb_n > 0 and wl.k % (self.tb_n * self.k_split):
             out.append(f"lane: K={wl.k} must be a multiple of tb_n x k_split "
                        f"({self.tb_n} x {self.k_split})")
@@ -498,6 +520,9 @@ class KernelConfig:
                        "drop it or add lane")
         if self.wgmma:
             out.append("wgmma: a knob of the lane kernel only: drop it or add lane")
+        if self.tap_split != _DEFAULTS["tap_split"]:
+            out.append(f"tap_split={self.tap_split}: a knob of the lane kernel only: drop it or "
+                       "add lane")
         if device is not None and self.smem_bytes(wl) > device.smem_per_block:
             out.append(
                 f"shared memory {self.smem_bytes(wl)} B exceeds {device.name}'s "
@@ -514,7 +539,7 @@ class KernelConfig:
 # The numbered optional tokens of KernelConfig.name(), in its order: prefix -> knob. A knob at its
 # default value has no token.
 COUNTED_TOKENS = {"g": "groups", "ks": "k_split", "oc": "ot_channels", "mr": "m_rounds",
-                  "lb": "min_blocks", "st": "stages"}
+                  "lb": "min_blocks", "st": "stages", "ts": "tap_split"}
 _DEFAULTS = {f.name: f.default for f in fields(KernelConfig)}
 
 

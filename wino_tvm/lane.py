@@ -26,6 +26,7 @@ def lane_kernels(wl: Conv2dWorkload, cfg: KernelConfig) -> Kernels:
         "NEEDS_ARCH": f"// wino-tvm: needs {WGMMA_ARCH}" if cfg.wgmma else "",
         "N": str(wl.n), "H": str(wl.h), "W": str(wl.w), "C": str(wl.c), "K": str(wl.k),
         "WARP_K": str(cfg.tb_n), "K_SLICES": str(cfg.k_split), "GROUPS": str(cfg.groups),
+        "TAP_SPLIT": str(cfg.tap_split),
         "CHUNK_C": str(cfg.tb_k), "STAGES": str(cfg.stages),
         "F32_ACC": str(wl.accum == "fp32").lower(), "WGMMA": str(cfg.wgmma).lower(),
         **{op.upper(): str(on).lower() for op, on in epilogue.items()},

@@ -98,11 +98,13 @@ class Axes:
     # tb_n (channels per warp), k_split from k_split (warps per tile group), tile groups per
     # block from lane_groups, tb_k (channels per staged input chunk) from tb_k, patch buffers
     # from lane_stages, wgmma or mma.sync from lane_wgmma (wgmma needs an sm_90 GPU, so it is
-    # opt-in); the rest is fixed. Only where the fusions include full (it is a full kernel).
+    # opt-in), warps per channel slice from lane_tap_split; the rest is fixed. Only where the
+    # fusions include full (it is a full kernel).
     lane: tuple[bool, ...] = (False, True)
     lane_groups: tuple[int, ...] = (1, 2, 3, 4, 6, 8, 10, 12)
     lane_stages: tuple[int, ...] = (2, 3)
     lane_wgmma: tuple[bool, ...] = (False,)
+    lane_tap_split: tuple[int, ...] = (1, 2)
 
     def configs(self) -> Iterator[KernelConfig]:
         for (tbm, tbn, tbk, frag, fusion, vec, pad, u_smem, persist, groups,
@@ -115,10 +117,10 @@ class Axes:
                                ot_channels, k_split, m_rounds, min_blocks)
         if True not in self.lane or "full" not in self.fusions:
             return
-        for tbn, tbk, k_split, groups, stages, wgmma in itertools.product(
+        for tbn, tbk, k_split, groups, stages, wgmma, tap_split in itertools.product(
                 self.tb_n, self.tb_k, self.k_split, self.lane_groups, self.lane_stages,
-                self.lane_wgmma):
-            yield KernelConfig.lane_config(tbn, tbk, groups, k_split, stages, wgmma)
+                self.lane_wgmma, self.lane_tap_split):
+            yield KernelConfig.lane_config(tbn, tbk, groups, k_split, stages, wgmma, tap_split)
 
 
 DEFAULT_AXES = Axes()

@@ -1,0 +1,54 @@
+"""Build this folder's device work, CPU side (README.md):
+  python plan.py tune OUT   # every C <= 128 case's current full-fusion pick (plain), and the
+                            # tap-split lane configs that halve its transform's repeats
+  python plan.py probe OUT  # the 960² fp16 tap-split config of the tests: run.sh removes
+                            # KTrans's negation of U's tap row 3 in a copy, a negative control"""
+
+import dataclasses
+import sys
+from pathlib import Path
+
+from wino_tvm.config import KNOWN_DEVICES, KernelConfig
+from wino_tvm.suites import BENCH_WORKLOADS, TUNING_LOG
+from wino_tvm.tune.best import best_config
+from wino_tvm.tune.builder import build_plan
+from wino_tvm.tune.space import Candidate, config_space
+from wino_tvm.workload import Conv2dWorkload
+
+H100 = KNOWN_DEVICES["h100"]
+
+
+def pick(wl: Conv2dWorkload) -> Candidate | None:
+    found = best_config(TUNING_LOG, wl, "h100", fusion="full")
+    return None if found is None else Candidate(dataclasses.replace(wl, m=found[1]["m"]),
+                                                found[0])
+
+
+def halves_the_transform(wl: Conv2dWorkload, cfg: KernelConfig) -> bool:
+    """Tap-split configs whose block has twice the channels per warp of today's widest
+    16-tap warp at that accumulator (fp16 64 at C = 64, fp32 32 with 2 slices at C = 64, and
+    32 at C = 128, where 64 does not fit): those transform each tile half as often."""
+    if not (cfg.lane and cfg.tap_split == 2):
+        return False
+    if wl.c == 64:
+        return cfg.tb_n == 64 if wl.accum == "fp16" else cfg.k_split == 2
+    return True
+
+
+def tune() -> list[Candidate]:
+    out = []
+    for shape in (s for s in BENCH_WORKLOADS if s[3] <= 128):
+        for accum in ("fp16", "fp32"):
+            wl = Conv2dWorkload(*shape, dtype="fp16", m=2, accum=accum)
+            out += [c for c in (pick(wl),) if c is not None]
+            out += [c for c in config_space(wl, H100)[0] if halves_the_transform(c.wl, c.cfg)]
+    return out
+
+
+def probe() -> list[Candidate]:
+    wl = Conv2dWorkload(1, 960, 960, 64, 64, dtype="fp16", m=2, accum="fp16")
+    return [Candidate(wl, KernelConfig.lane_config(64, 16, 4, 1, 2, tap_split=2))]
+
+
+if __name__ == "__main__":
+    build_plan({"tune": tune, "probe": probe}[sys.argv[1]](), Path(sys.argv[2]), H100)
