@@ -68,12 +68,16 @@ constexpr int kChunkUnroll = kChunks <= 8 ? kChunks : 1;
 constexpr int kPatchRows = 6, kPatchCols = 18;  // a group's input: 2 x 8 tiles of 4 x 4
 constexpr int kPix = kChunkC + 8;               // patch pixel in halves: +16 B, conflict-free LDS.64
 constexpr int kPatchHalves = kPatchRows * kPatchCols * kPix;
-// Tap split: a warp's half of OTrans's row sums for the other warp (words [i][lane], 4 per i).
+// Tap split: per tile, a warp's partial output row for the other warp (words [i][lane], 4 per
+// i). Tile 0's go to memory of their own; tile 1's to the patch buffer the group computed on
+// last, where it holds the group's (else beside tile 0's).
 constexpr int kAccRegs = kF32Acc ? 4 : 2;  // per n8 block: rows g, g + 8 as half2 or 2 floats
-constexpr int kSendWords = 2 * 2 * kNB * kAccRegs / 2;  // [tile][output column][n8 block]
-constexpr int kSendHalves = kTapSplit == 1 ? 0 : 2 * 32 * kSendWords;
-constexpr int kSmemBytes =
-    2 * (kUHalves + kGroups * kStages * kPatchHalves + kGroups * kGroupWarps * kSendHalves);
+constexpr int kTileWords = 2 * kNB * kAccRegs / 2;  // [output column][n8 block] per lane
+constexpr int kTileHalves = kTapSplit == 1 ? 0 : 2 * 32 * kTileWords;  // per warp
+constexpr bool kExchangeInPatch = kTapSplit == 2 && kGroupWarps * kTileHalves <= kPatchHalves;
+constexpr int kOwnExchangeTiles = kTapSplit == 1 ? 0 : kExchangeInPatch ? 1 : 2;
+constexpr int kSmemBytes = 2 * (kUHalves + kGroups * kStages * kPatchHalves +
+                                kGroups * kGroupWarps * kOwnExchangeTiles * kTileHalves);
 constexpr int kTileRows = (kH + 1) / 2, kTileCols = (kW + 1) / 2;
 constexpr int kGroupRows = (kTileRows + 1) / 2, kGroupCols = (kTileCols + 7) / 8;
 constexpr int kTileGroups = kN * kGroupRows * kGroupCols;
@@ -89,6 +93,7 @@ static_assert(kWarpK == 16 * kTapSplit || (kWarpK == 32 * kTapSplit && !kF32Acc)
               "lane layout: 16 channels per warp per 16 taps, or 32 with fp16 accumulators "
               "(128 registers)");
 static_assert(!kWgmma || kTapSplit == 1, "lane layout: wgmma takes all taps per warp");
+static_assert(kTileWords % 4 == 0, "lane layout: the tap split's words go in 16-byte pieces");
 static_assert(kK % kBlockK == 0, "lane layout: K must be a multiple of the block's channels");
 static_assert(kThreads <= 1024, "lane layout: at most 32 warps per block");
 static_assert(!kWgmma || kGroups % 4 == 0,
@@ -496,13 +501,18 @@ __device__ __forceinline__ void store_rows(const Pair (&out)[kRowsOut][2][kNB], 
 // row 0 = sum of rows 0-2 and row 1 = row 1 - row 2 - row 3. With the tap split, half 0 holds
 // tap rows 0, 1 and half 1 rows 2, 3: half 0 finishes output row 0 (its rows 0 + 1, plus half
 // 1's row 2), half 1 output row 1 (-(its rows 2 + 3), plus half 0's row 1), swapping those
-// partial rows through `send` (this warp's words) and `partner` (the other half's).
+// partial rows through shared memory, one tile at a time.
+struct Exchange {
+  uint32_t* mine[2];          // per tile: this warp's words for the other half
+  const uint32_t* theirs[2];  // the other half's (warp ^ 1)
+};
+
 __device__ __forceinline__ void otrans_store(const Acc (&acc)[kTaps][kNB][kAccRegs], int3 o, int g,
                                              int channel, const float2 (&bias_pairs)[kNB],
                                              const half* __restrict__ residual,
                                              half* __restrict__ y, int half_index,
-                                             const PatchRows& rows, uint32_t* send,
-                                             const uint32_t* partner, int group) {
+                                             const PatchRows& rows, const Exchange& exchange,
+                                             int group) {
   const auto column_sums = [&](int i, int j, int tile, Pair& sum, Pair& dif) {
     const Pair m0 = tap_pair(acc, 4 * i, j, tile), m1 = tap_pair(acc, 4 * i + 1, j, tile);
     const Pair m2 = tap_pair(acc, 4 * i + 2, j, tile), m3 = tap_pair(acc, 4 * i + 3, j, tile);
@@ -527,7 +537,7 @@ __device__ __forceinline__ void otrans_store(const Acc (&acc)[kTaps][kNB][kAccRe
     }
   } else {
     Pair keep[2][1][2][kNB];  // [tile][the output row][col][j]: rows 0 + 1 of the warp's taps
-    uint32_t words[kSendWords];
+    uint32_t words[2][kTileWords];
 #pragma unroll
     for (int tile = 0; tile < 2; ++tile)
 #pragma unroll
@@ -541,34 +551,46 @@ __device__ __forceinline__ void otrans_store(const Acc (&acc)[kTaps][kNB][kAccRe
         keep[tile][0][1][j] = add(dif0, dif1);
         // half 0 sends its tap row 1, half 1 its tap row 0 (the other's row 2)
         constexpr int kPairWords = kAccRegs / 2;
-        put(words + ((tile * 2 + 0) * kNB + j) * kPairWords, half_index == 0 ? sum1 : sum0);
-        put(words + ((tile * 2 + 1) * kNB + j) * kPairWords, half_index == 0 ? dif1 : dif0);
+        put(words[tile] + (0 * kNB + j) * kPairWords, half_index == 0 ? sum1 : sum0);
+        put(words[tile] + (1 * kNB + j) * kPairWords, half_index == 0 ? dif1 : dif0);
       }
     // Words [i][lane][4]: 16-byte accesses, one 512-byte run per warp instruction.
     const int lane = threadIdx.x & 31;
+    const auto send = [&](int tile) {
 #pragma unroll
-    for (int i = 0; i < kSendWords / 4; ++i)
-      *reinterpret_cast<uint4*>(send + (i * 32 + lane) * 4) =
-          make_uint4(words[4 * i], words[4 * i + 1], words[4 * i + 2], words[4 * i + 3]);
-    group_barrier(group);
+      for (int i = 0; i < kTileWords / 4; ++i)
+        *reinterpret_cast<uint4*>(exchange.mine[tile] + (i * 32 + lane) * 4) =
+            make_uint4(words[tile][4 * i], words[tile][4 * i + 1], words[tile][4 * i + 2],
+                       words[tile][4 * i + 3]);
+    };
+    const auto finish = [&](int tile) {
 #pragma unroll
-    for (int i = 0; i < kSendWords / 4; ++i) {
-      const uint4 v = *reinterpret_cast<const uint4*>(partner + (i * 32 + lane) * 4);
-      words[4 * i] = v.x, words[4 * i + 1] = v.y, words[4 * i + 2] = v.z, words[4 * i + 3] = v.w;
-    }
-#pragma unroll
-    for (int tile = 0; tile < 2; ++tile) {
+      for (int i = 0; i < kTileWords / 4; ++i) {
+        const uint4 v =
+            *reinterpret_cast<const uint4*>(exchange.theirs[tile] + (i * 32 + lane) * 4);
+        words[tile][4 * i] = v.x, words[tile][4 * i + 1] = v.y;
+        words[tile][4 * i + 2] = v.z, words[tile][4 * i + 3] = v.w;
+      }
 #pragma unroll
       for (int b = 0; b < 2; ++b)
 #pragma unroll
         for (int j = 0; j < kNB; ++j) {
           Pair other;
-          get(words + ((tile * 2 + b) * kNB + j) * (kAccRegs / 2), other);
+          get(words[tile] + (b * kNB + j) * (kAccRegs / 2), other);
           keep[tile][0][b][j] = signed_add(rows.sign, keep[tile][0][b][j], other);
         }
       store_rows<1>(keep[tile], o.x, 2 * (o.y + tile) + half_index, 2 * (o.z + g), channel,
                     bias_pairs, residual, y);
-    }
+    };
+    send(0);
+    if constexpr (!kExchangeInPatch) send(1);
+    group_barrier(group);
+    // In the patch buffer only now: the barrier tells that the group's warps are done with it.
+    // The next item staged into it waits at the group's next barrier, after these reads.
+    if constexpr (kExchangeInPatch) send(1);
+    finish(0);
+    if constexpr (kExchangeInPatch) group_barrier(group);
+    finish(1);
   }
 }
 
@@ -629,11 +651,13 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
   half* patch = Us + kUHalves + group * kStages * kPatchHalves;
   const half* xb = patch + 2 * g * kPix + 4 * q;
   const PatchRows rows = patch_rows(half_index);
-  // Tap split: this warp's words for the other half, and the other half's (warp ^ 1).
-  uint32_t* send = reinterpret_cast<uint32_t*>(Us + kUHalves + kGroups * kStages * kPatchHalves +
-                                               warp * kSendHalves);
-  const uint32_t* partner = reinterpret_cast<const uint32_t*>(
-      Us + kUHalves + kGroups * kStages * kPatchHalves + (warp ^ 1) * kSendHalves);
+  // Tap split: the exchange's own memory, [warp][tile], after the patches.
+  half* const own_exchange = Us + kUHalves + kGroups * kStages * kPatchHalves;
+  const auto exchange_words = [&](int w, int tile) {
+    return reinterpret_cast<uint32_t*>(own_exchange + (w * kOwnExchangeTiles + tile) * kTileHalves);
+  };
+  Exchange exchange = {{exchange_words(warp, 0), exchange_words(warp, kOwnExchangeTiles - 1)},
+                       {exchange_words(warp ^ 1, 0), exchange_words(warp ^ 1, kOwnExchangeTiles - 1)}};
   // Items (tile group, chunk) run in order through the ring of buffers: item i is chunk
   // i % kChunks of tile group first + (i / kChunks) * stride, in buffer i % kStages.
   const int stride = gridDim.x * kGroups;
@@ -695,8 +719,13 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
           for (int r = 0; r < kAccRegs; ++r) wgmma_settle(acc[t][j][r]);
       if (tile_group >= kTileGroups) continue;
     }
-    otrans_store(acc, o, g, channel, bias_pairs, residual, y, half_index, rows, send, partner,
-                 group);
+    if constexpr (kExchangeInPatch) {
+      // Tile 1's words in the buffer of the group's last item.
+      half* last = patch + (buffer == 0 ? kStages - 1 : buffer - 1) * kPatchHalves;
+      exchange.mine[1] = reinterpret_cast<uint32_t*>(last + in_group * kTileHalves);
+      exchange.theirs[1] = reinterpret_cast<uint32_t*>(last + (in_group ^ 1) * kTileHalves);
+    }
+    otrans_store(acc, o, g, channel, bias_pairs, residual, y, half_index, rows, exchange, group);
   }
 }
 

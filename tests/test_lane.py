@@ -188,7 +188,18 @@ VARIANTS = {
                                            lane_cfg(32, 2, 2, 16, 3, tap_split=2)),
     "fp16_w32_tap_split_9_chunks_rolled_epilogue": (fp16(2, 10, 12, 144, 64, epilogue=ALL),
                                                     lane_cfg(32, 1, 1, 16, 2, tap_split=2)),
+    # the exchange's words for both tiles in memory of its own (the others: tile 1's in the
+    # last patch buffer)
+    "fp32_w32_tap_split_kslices_own_exchange": (fp16(1, 30, 34, 64, 64, accum="fp32"),
+                                                lane_cfg(32, 2, 2, 16, 3, tap_split=2)),
 }
+
+
+def test_tap_split_variants_cover_both_exchanges() -> None:
+    tiles = {name: cfg.lane_exchange_tiles(wl) for name, (wl, cfg) in VARIANTS.items()
+             if cfg.tap_split == 2}
+    assert tiles.pop("fp32_w32_tap_split_kslices_own_exchange") == 2
+    assert set(tiles.values()) == {1}
 
 
 @pytest.fixture(scope="module")

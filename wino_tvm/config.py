@@ -314,13 +314,24 @@ class KernelConfig:
         """The lane kernel's shared memory: U's rows for the block's tb_n x k_split channels
         (C + 8 halves: conflict-free ldmatrix; C in wgmma's core matrices), per tile group
         `stages` patch buffers of tb_k channels (+ 8 halves: conflict-free 8-byte reads), and
-        with the tap split per lane its partial output row for the other warp (2 tiles x 2
-        pixels x tb_n channels, half of them in each accumulator's bytes)."""
+        with the tap split the exchange's own memory (lane_exchange_tiles)."""
         u_rows = wl.alpha * wl.alpha * self.tb_n * self.k_split
         patches = self.groups * self.stages * LANE_PATCH_PIXELS * (self.tb_k + 8)
-        sums = 0 if self.tap_split == 1 else self.tb_n * ACCUMULATOR_BYTES[wl.accum]
         return (ELEMENT_BYTES["fp16"] * (u_rows * (wl.c + (0 if self.wgmma else 8)) + patches)
-                + self.threads(wl) * sums)
+                + self.groups * self.lane_exchange_tiles(wl) * self._lane_exchange_bytes(wl))
+
+    def _lane_exchange_bytes(self, wl: Conv2dWorkload) -> int:
+        """The tap split's words per tile group and tile: each lane's partial output row for
+        the other warp (2 pixels x tb_n channels, half of them, in accumulator bytes)."""
+        return self.threads(wl) // self.groups * self.tb_n * ACCUMULATOR_BYTES[wl.accum] // 2
+
+    def lane_exchange_tiles(self, wl: Conv2dWorkload) -> int:
+        """Tiles of the tap split's exchange in memory of its own: none without the split, one
+        where the group's words for the other tile fit its last patch buffer, else two."""
+        if self.tap_split == 1:
+            return 0
+        patch_bytes = ELEMENT_BYTES["fp16"] * LANE_PATCH_PIXELS * (self.tb_k + 8)
+        return 1 if self._lane_exchange_bytes(wl) <= patch_bytes else 2
 
     @staticmethod
     def lane_tile_groups(wl: Conv2dWorkload) -> int:

@@ -1,10 +1,10 @@
 #!/bin/bash
-# The lane kernel's tap split (README.md). Usage: run.sh OUT: GPU tests, the negative control
+# The lane kernel's tap split (README.md). Usage: run.sh OUT RUN (run1, run2): GPU tests, the negative control
 # of plan.py's probe (KTrans without the negation of U's tap row 3 must fail the check), then
-# plan.py's tune measured. Writes straight to OUT/tap_split so partial results survive a timeout.
+# plan.py's tune measured. Writes straight to OUT/RUN so partial results survive a timeout.
 set -u
 O=$1
-W=$O/tap_split
+W=$O/$2
 mkdir -p $W
 tar xzf .gpu/tap_split.tar.gz -C .gpu
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv > $W/env.txt
