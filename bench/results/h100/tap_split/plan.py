@@ -2,14 +2,20 @@
   python plan.py tune OUT   # every C <= 128 case's current full-fusion pick (plain), and the
                             # tap-split lane configs that halve its transform's repeats
   python plan.py probe OUT  # the 960² fp16 tap-split config of the tests: run.sh removes
-                            # KTrans's negation of U's tap row 3 in a copy, a negative control"""
+                            # KTrans's negation of U's tap row 3 in a copy, a negative control
+  python plan.py epi OUT    # run 3: the same cases with the epilogue: each one's pick and
+                            # run 2's three best tap-split configs of the plain case
+  python plan.py ncu OUT    # run 3: 960², fp16 accumulators, mma.sync with 3 buffers of
+                            # quarters: 32 channels x 16 taps per warp, and the tap split"""
 
 import dataclasses
+import json
 import sys
+from collections import defaultdict
 from pathlib import Path
 
 from wino_tvm.config import KNOWN_DEVICES, KernelConfig
-from wino_tvm.suites import BENCH_WORKLOADS, TUNING_LOG
+from wino_tvm.suites import BENCH_WORKLOADS, FULL_EPILOGUES, TUNING_LOG
 from wino_tvm.tune.best import best_config
 from wino_tvm.tune.builder import build_plan
 from wino_tvm.tune.space import Candidate, config_space
@@ -45,10 +51,34 @@ def tune() -> list[Candidate]:
     return out
 
 
+def epi() -> list[Candidate]:
+    timed = defaultdict(list)
+    for line in (Path(__file__).parent / "run2" / "tune.jsonl").read_text().splitlines():
+        r = json.loads(line)
+        if "-ts2" in r["config"]:
+            timed[(r["workload_key"], r["accum"])].append((r["median_us"], r["config"]))
+    out = []
+    for shape in (s for s in BENCH_WORKLOADS if s[3] <= 128):
+        for accum in ("fp16", "fp32"):
+            wl = Conv2dWorkload(*shape, dtype="fp16", m=2, accum=accum,
+                                epilogue=FULL_EPILOGUES[1])
+            out += [c for c in (pick(wl),) if c is not None]
+            for _, config in sorted(timed[(wl.key, accum)])[:3]:
+                out.append(Candidate(wl, KernelConfig.parse(config)[1]))
+    return out
+
+
+def ncu() -> list[Candidate]:
+    wl = Conv2dWorkload(1, 960, 960, 64, 64, dtype="fp16", m=2, accum="fp16")
+    return [Candidate(wl, KernelConfig.lane_config(32, 16, 4, 2, 3)),
+            Candidate(wl, KernelConfig.lane_config(64, 16, 4, 1, 3, tap_split=2))]
+
+
 def probe() -> list[Candidate]:
     wl = Conv2dWorkload(1, 960, 960, 64, 64, dtype="fp16", m=2, accum="fp16")
     return [Candidate(wl, KernelConfig.lane_config(64, 16, 4, 1, 2, tap_split=2))]
 
 
 if __name__ == "__main__":
-    build_plan({"tune": tune, "probe": probe}[sys.argv[1]](), Path(sys.argv[2]), H100)
+    build_plan({"tune": tune, "probe": probe, "epi": epi, "ncu": ncu}[sys.argv[1]](),
+               Path(sys.argv[2]), H100)

@@ -1,22 +1,39 @@
 #!/bin/bash
-# The lane kernel's tap split (README.md). Usage: run.sh OUT RUN (run1, run2): GPU tests, the negative control
-# of plan.py's probe (KTrans without the negation of U's tap row 3 must fail the check), then
-# plan.py's tune measured. Writes straight to OUT/RUN so partial results survive a timeout.
+# The lane kernel's tap split (README.md). Usage: run.sh OUT RUN PART. PART sweep (runs 1, 2):
+# GPU tests, the negative control of plan.py's probe (KTrans without the negation of U's tap
+# row 3 must fail the check), then plan.py's tune measured. PART epi_ncu (run 3): plan.py's
+# epi measured, plan.py's ncu timed by batch, then one launch of each under ncu --set full.
+# Writes straight to OUT/RUN so partial results survive a timeout.
 set -u
 O=$1
 W=$O/$2
 mkdir -p $W
 tar xzf .gpu/tap_split.tar.gz -C .gpu
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv > $W/env.txt
-python3 -m pytest -q -m gpu tests/test_lane.py > $W/gpu_tests.log 2>&1
-tail -2 $W/gpu_tests.log
-for d in .gpu/tap_split/probe/*/; do
-  cp -r $d .gpu/tap_split/probe/unnegated
-  sed -i '/if (kTapSplit == 2 \&\& i == 3) u = -u;/d' .gpu/tap_split/probe/unnegated/program.cu
-  grep -c "u = -u" .gpu/tap_split/probe/unnegated/program.cu > $W/probe_unnegated_left.txt
-done
-python3 -m wino_tvm.batch .gpu/tap_split/probe --record $W/probe.jsonl --checks 2 \
-  > $W/probe.log 2>&1
-tail -3 $W/probe.log
-python3 -m wino_tvm.tune measure .gpu/tap_split/tune --log $W/tune.jsonl > $W/tune.log 2>&1
-tail -3 $W/tune.log
+if [ "$3" = sweep ]; then
+  python3 -m pytest -q -m gpu tests/test_lane.py > $W/gpu_tests.log 2>&1
+  tail -2 $W/gpu_tests.log
+  for d in .gpu/tap_split/probe/*/; do
+    cp -r $d .gpu/tap_split/probe/unnegated
+    sed -i '/if (kTapSplit == 2 \&\& i == 3) u = -u;/d' .gpu/tap_split/probe/unnegated/program.cu
+    grep -c "u = -u" .gpu/tap_split/probe/unnegated/program.cu > $W/probe_unnegated_left.txt
+  done
+  python3 -m wino_tvm.batch .gpu/tap_split/probe --record $W/probe.jsonl --checks 2 \
+    > $W/probe.log 2>&1
+  tail -3 $W/probe.log
+  python3 -m wino_tvm.tune measure .gpu/tap_split/tune --log $W/tune.jsonl > $W/tune.log 2>&1
+  tail -3 $W/tune.log
+else
+  python3 -m wino_tvm.tune measure .gpu/tap_split/epi --log $W/epi.jsonl > $W/epi.log 2>&1
+  tail -3 $W/epi.log
+  python3 -m wino_tvm.batch .gpu/tap_split/ncu --record $W/ncu_batch.jsonl --checks 3 \
+    > $W/ncu_batch.log 2>&1
+  tail -n 3 $W/ncu_batch.log
+  for d in .gpu/tap_split/ncu/*/; do
+    n=$W/ncu_$(basename $d | grep -o 'tbn[0-9]*-.*' | sed 's/-frag16x8x16-full-vec16-pad16-pb//')
+    timeout 120 ncu --clock-control none --set full -k regex:wino_lane_forward --launch-count 1 \
+      -o $n $d/wino_bench --checks 1 --no-time >> $W/ncu.log 2>&1
+    ncu --import $n.ncu-rep --page raw --csv > ${n}_raw.csv 2>> $W/ncu.log
+    rm -f $n.ncu-rep && gzip ${n}_raw.csv
+  done
+fi
