@@ -12,14 +12,14 @@ def main(path: str) -> None:
         r = json.loads(line)
         if r["status"] == "ok":
             cases[(r["workload_key"], r["accum"], r["epilogue"])][r["config"]] = r
-    print(f"{'case':<40} {'pick µs':>8} {'best ts2 µs':>11} {'ratio':>6}  best ts2 config (pick)")
+    print(f"{'case':<52} {'pick µs':>8} {'best ts2 µs':>11} {'ratio':>6}  best ts2 config (pick)")
     for (key, accum, epilogue), runs in sorted(cases.items()):
         split = {c: r for c, r in runs.items() if c.endswith("-ts2") or "-ts2-" in c}
         picks = [r for c, r in runs.items() if c not in split]
         best = min(split.values(), key=lambda r: r["median_us"])
         pick = picks[0]
-        short = lambda c: c.split("-frag16x8x16-full-vec16-pad16-pb-")[1]  # noqa: E731
-        print(f"{key + ' ' + accum + (' ' + epilogue if epilogue else ''):<40} "
+        short = lambda c: c.split("-vec16-pad16-")[1]  # noqa: E731
+        print(f"{key + ' ' + accum + (' ' + epilogue if epilogue else ''):<52} "
               f"{pick['median_us']:>8.1f} {best['median_us']:>11.1f} "
               f"{pick['median_us'] / best['median_us']:>5.2f}x  "
               f"{best['config'].split('-')[4]} {short(best['config'])} "
