@@ -92,7 +92,6 @@ static_assert(kTapSplit == 1 || kTapSplit == 2, "lane layout: all taps per warp,
 static_assert(kWarpK == 16 * kTapSplit || (kWarpK == 32 * kTapSplit && !kF32Acc),
               "lane layout: 16 channels per warp per 16 taps, or 32 with fp16 accumulators "
               "(128 registers)");
-static_assert(!kWgmma || kTapSplit == 1, "lane layout: wgmma takes all taps per warp");
 static_assert(kTileWords % 4 == 0, "lane layout: the tap split's words go in 16-byte pieces");
 static_assert(kK % kBlockK == 0, "lane layout: K must be a multiple of the block's channels");
 static_assert(kThreads <= 1024, "lane layout: at most 32 warps per block");
@@ -189,7 +188,15 @@ __device__ __forceinline__ void wgmma(uint32_t (&d)[kWarpK / 8][2], const uint32
                                       uint64_t desc, bool accumulate) {
 #ifdef __CUDA_ARCH_FEAT_SM90_ALL
   uint32_t* r = &d[0][0];
-  if constexpr (kWarpK == 32)
+  if constexpr (kWarpK == 64)
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %21, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n64k16.f16.f16.f16 {%0,%1,%2,%3,%4,%5,%6,%7,"
+                 "%8,%9,%10,%11,%12,%13,%14,%15}, {%16,%17,%18,%19}, %20, p, 1, 1, 0;\n}"
+                 : "+r"(r[0]), "+r"(r[1]), "+r"(r[2]), "+r"(r[3]), "+r"(r[4]), "+r"(r[5]),
+                   "+r"(r[6]), "+r"(r[7]), "+r"(r[8]), "+r"(r[9]), "+r"(r[10]), "+r"(r[11]),
+                   "+r"(r[12]), "+r"(r[13]), "+r"(r[14]), "+r"(r[15])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"((int)accumulate));
+  else if constexpr (kWarpK == 32)
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %13, 0;\n"
                  "wgmma.mma_async.sync.aligned.m64n32k16.f16.f16.f16 {%0,%1,%2,%3,%4,%5,%6,%7}, "
                  "{%8,%9,%10,%11}, %12, p, 1, 1, 0;\n}"
@@ -208,15 +215,22 @@ __device__ __forceinline__ void wgmma(uint32_t (&d)[kWarpK / 8][2], const uint32
 __device__ __forceinline__ void wgmma(float (&d)[kWarpK / 8][4], const uint32_t (&a)[4],
                                       uint64_t desc, bool accumulate) {
 #ifdef __CUDA_ARCH_FEAT_SM90_ALL
-  static_assert(!kF32Acc || kWarpK == 16,
-                "lane layout: fp32 accumulators take 16 channels per warp");
   float* r = &d[0][0];
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %13, 0;\n"
-               "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 {%0,%1,%2,%3,%4,%5,%6,%7}, "
-               "{%8,%9,%10,%11}, %12, p, 1, 1, 0;\n}"
-               : "+f"(r[0]), "+f"(r[1]), "+f"(r[2]), "+f"(r[3]), "+f"(r[4]), "+f"(r[5]),
-                 "+f"(r[6]), "+f"(r[7])
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"((int)accumulate));
+  if constexpr (kWarpK == 32)
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %21, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 {%0,%1,%2,%3,%4,%5,%6,%7,"
+                 "%8,%9,%10,%11,%12,%13,%14,%15}, {%16,%17,%18,%19}, %20, p, 1, 1, 0;\n}"
+                 : "+f"(r[0]), "+f"(r[1]), "+f"(r[2]), "+f"(r[3]), "+f"(r[4]), "+f"(r[5]),
+                   "+f"(r[6]), "+f"(r[7]), "+f"(r[8]), "+f"(r[9]), "+f"(r[10]), "+f"(r[11]),
+                   "+f"(r[12]), "+f"(r[13]), "+f"(r[14]), "+f"(r[15])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"((int)accumulate));
+  else
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %13, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 {%0,%1,%2,%3,%4,%5,%6,%7}, "
+                 "{%8,%9,%10,%11}, %12, p, 1, 1, 0;\n}"
+                 : "+f"(r[0]), "+f"(r[1]), "+f"(r[2]), "+f"(r[3]), "+f"(r[4]), "+f"(r[5]),
+                   "+f"(r[6]), "+f"(r[7])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"((int)accumulate));
 #endif
 }
 
@@ -622,13 +636,15 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
   }
 
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  // wgmma: warpgroup w holds rank r = warp % 4 of tile group (w / kKSlices) * 4 + r, channel
-  // slice w % kKSlices. mma.sync: a group's warps are channel slices, each of kTapSplit
-  // adjacent warps (the halves of the taps).
+  // A tile group's warps: channel slice kslice, share half_index of the taps, in_group =
+  // kslice * kTapSplit + half_index. mma.sync: warps w of group w / kGroupWarps, in_group
+  // w % kGroupWarps. wgmma: warpgroup v holds rank r = warp % 4 of tile group
+  // (v / kGroupWarps) * 4 + r, in_group v % kGroupWarps.
   const int rank = warp % 4, warpgroup = warp / 4;
-  const int group = kWgmma ? warpgroup / kKSlices * 4 + rank : warp / kGroupWarps;
-  const int in_group = kWgmma ? warpgroup % kKSlices : warp % kGroupWarps;
+  const int group = kWgmma ? warpgroup / kGroupWarps * 4 + rank : warp / kGroupWarps;
+  const int in_group = kWgmma ? warpgroup % kGroupWarps : warp % kGroupWarps;
   const int kslice = in_group / kTapSplit, half_index = in_group % kTapSplit;
+  const int partner_warp = kWgmma ? warp ^ 4 : warp ^ 1;  // the tap split's other half
   const int tid = in_group * 32 + lane;
   const int g = lane >> 2, q = lane & 3;
   // ldmatrix.x4: lanes 8i .. 8i+7 address matrix i = (n8 block i / 2, k half i % 2).
@@ -637,9 +653,11 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
                           2u * (uint32_t)((half_index * kTaps * kBlockK + kslice * kWarpK +
                                            (lane >> 4) * 8 + (lane & 7)) * kRow +
                                           ((lane >> 3) & 1) * 8);
-  // wgmma: the descriptor of the slice's first core matrix (rows k of kslice, channels c 0-7).
-  const uint64_t b_desc =
-      u_descriptor((uint32_t)__cvta_generic_to_shared(Us) + 16u * (uint32_t)(kslice * kWarpK));
+  // wgmma: the descriptor of the slice's first core matrix (rows k of kslice, channels c 0-7)
+  // at the warp's first tap.
+  const uint64_t b_desc = u_descriptor(
+      (uint32_t)__cvta_generic_to_shared(Us) +
+      16u * (uint32_t)(half_index * kTaps * kC / 8 * kBlockK + kslice * kWarpK));
   const int channel = k_block + kslice * kWarpK + 2 * kNB * q;
   float2 bias_pairs[kNB];
 #pragma unroll
@@ -656,8 +674,9 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
   const auto exchange_words = [&](int w, int tile) {
     return reinterpret_cast<uint32_t*>(own_exchange + (w * kOwnExchangeTiles + tile) * kTileHalves);
   };
-  Exchange exchange = {{exchange_words(warp, 0), exchange_words(warp, kOwnExchangeTiles - 1)},
-                       {exchange_words(warp ^ 1, 0), exchange_words(warp ^ 1, kOwnExchangeTiles - 1)}};
+  Exchange exchange = {
+      {exchange_words(warp, 0), exchange_words(warp, kOwnExchangeTiles - 1)},
+      {exchange_words(partner_warp, 0), exchange_words(partner_warp, kOwnExchangeTiles - 1)}};
   // Items (tile group, chunk) run in order through the ring of buffers: item i is chunk
   // i % kChunks of tile group first + (i / kChunks) * stride, in buffer i % kStages.
   const int stride = gridDim.x * kGroups;
@@ -695,11 +714,11 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
       stage_chunk(patch + free_buffer * kPatchHalves, x, group_origin(ahead),
                   (chunk + kStages - 1) % kChunks, ahead < kTileGroups, tid);
       if constexpr (kWgmma) {
-        // With one channel slice the descriptors are uniform (uniform registers, one UIADD3
-        // each). With more they are not: opaque per chunk, else nvcc hoists every wgmma's
-        // descriptor out of the tile-group loop into registers (spills at C = 128).
+        // With one warp per tile group the descriptors are uniform (uniform registers, one
+        // UIADD3 each). With more they are not: opaque per chunk, else nvcc hoists every
+        // wgmma's descriptor out of the tile-group loop into registers (spills at C = 128).
         uint64_t desc = b_desc + (uint64_t)(chunk * kChunkC / 8 * kBlockK);
-        if constexpr (kKSlices > 1) asm volatile("" : "+l"(desc));
+        if constexpr (kGroupWarps > 1) asm volatile("" : "+l"(desc));
         channel_chunk(acc, xb + buffer * kPatchHalves, rows, desc, chunk == 0,
                       std::make_integer_sequence<int, kStepsPerChunk>{});
       } else {

@@ -86,8 +86,6 @@ def test_name_round_trips_and_lane_needs_pb() -> None:
     (fp16(1, 56, 56, 64, 64), KernelConfig(16, 32, 64, fusion="full", tap_split=2),
      "tap_split=2: a knob of the lane kernel only"),
     (fp16(1, 56, 56, 64, 64), lane_cfg(64, 1, tap_split=4), "tap_split=4 warps per channel slice"),
-    (fp16(1, 56, 56, 64, 64), lane_cfg(32, 1, 4, wgmma=True, tap_split=2),
-     "wgmma takes all taps per warp"),
     (fp16(1, 56, 56, 64, 64, accum="fp32"), lane_cfg(64, 1, tap_split=2),
      "with fp32 accumulators and tap_split=2 one of (32,)"),
     (fp16(1, 56, 56, 64, 64), lane_cfg(64, 1, 8, tap_split=2),
@@ -149,10 +147,15 @@ def test_space_offers_lane_configs_only_where_they_apply() -> None:
         assert all(c.cfg.problems(c.wl, H100) == [] for c in lane)
         assert not any(c.cfg.wgmma for c in lane)  # wgmma is opt-in (sm_90 GPUs only)
     # with it: wgmma configs beside the mma.sync ones, in warpgroups of four tile groups
-    space, _ = config_space(fp16(1, 224, 224, 64, 64), H100, Axes(lane_wgmma=(False, True)))
+    wl = fp16(1, 224, 224, 64, 64)
+    space, _ = config_space(wl, H100, Axes(lane_wgmma=(False, True)))
     wgmma = [c.cfg for c in space if c.cfg.wgmma]
     assert wgmma and all(cfg.groups % 4 == 0 for cfg in wgmma)
-    assert {cfg.with_(wgmma=False) for cfg in wgmma} <= {c.cfg for c in space}
+    assert {cfg.tap_split for cfg in wgmma} == {1, 2}
+    # U without ldmatrix's row pad: some wgmma configs fit where their mma.sync twins do not
+    twins = {cfg.with_(wgmma=False) for cfg in wgmma}
+    assert {cfg for cfg in twins if cfg.smem_bytes(wl) <= H100.smem_per_block} <= {
+        c.cfg for c in space}
 
 
 # Every class of variant: both accumulators and warp widths, the whole epilogue, images that
@@ -192,6 +195,11 @@ VARIANTS = {
     # last patch buffer)
     "fp32_w32_tap_split_kslices_own_exchange": (fp16(1, 30, 34, 64, 64, accum="fp32"),
                                                 lane_cfg(32, 2, 2, 16, 3, tap_split=2)),
+    # the tap split with wgmma: the halves in two warpgroups, warps past the last tile group
+    "fp16_w64_tap_split_wgmma": (fp16(1, 64, 64, 64, 64), lane_cfg(64, 1, 4, 16, 3, True, 2)),
+    "fp32_w32_tap_split_wgmma_epilogue_ragged": (fp16(3, 7, 9, 64, 64, accum="fp32",
+                                                      epilogue=ALL),
+                                                 lane_cfg(32, 1, 4, 32, 2, True, 2)),
 }
 
 

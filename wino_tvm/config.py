@@ -363,8 +363,6 @@ class KernelConfig:
         if self.tap_split not in LANE_TAP_SPLITS:
             out.append(f"lane: tap_split={self.tap_split} warps per channel slice; one of "
                        f"{LANE_TAP_SPLITS}")
-        elif self.tap_split != 1 and self.wgmma:
-            out.append("lane: wgmma takes all taps per warp: drop the tap split or wgmma")
         warp_channels = tuple(c * self.tap_split for c in LANE_WARP_CHANNELS.get(wl.accum, ()))
         if self.tb_n not in warp_channels:
             split = f" and tap_split={self.tap_split}" if self.tap_split != 1 else ""

@@ -6,7 +6,9 @@
   python plan.py epi OUT    # run 3: the same cases with the epilogue: each one's pick and
                             # run 2's three best tap-split configs of the plain case
   python plan.py ncu OUT    # run 3: 960², fp16 accumulators, mma.sync with 3 buffers of
-                            # quarters: 32 channels x 16 taps per warp, and the tap split"""
+                            # quarters: 32 channels x 16 taps per warp, and the tap split
+  python plan.py wgmma OUT  # run 4: every C <= 128 case, plain and with the epilogue: its
+                            # pick and every tap-split config with wgmma"""
 
 import dataclasses
 import json
@@ -18,7 +20,7 @@ from wino_tvm.config import KNOWN_DEVICES, KernelConfig
 from wino_tvm.suites import BENCH_WORKLOADS, FULL_EPILOGUES, TUNING_LOG
 from wino_tvm.tune.best import best_config
 from wino_tvm.tune.builder import build_plan
-from wino_tvm.tune.space import Candidate, config_space
+from wino_tvm.tune.space import Axes, Candidate, config_space
 from wino_tvm.workload import Conv2dWorkload
 
 H100 = KNOWN_DEVICES["h100"]
@@ -74,11 +76,23 @@ def ncu() -> list[Candidate]:
             Candidate(wl, KernelConfig.lane_config(64, 16, 4, 1, 3, tap_split=2))]
 
 
+def wgmma() -> list[Candidate]:
+    out = []
+    for shape in (s for s in BENCH_WORKLOADS if s[3] <= 128):
+        for accum in ("fp16", "fp32"):
+            for epilogue in FULL_EPILOGUES:
+                wl = Conv2dWorkload(*shape, dtype="fp16", m=2, accum=accum, epilogue=epilogue)
+                out += [c for c in (pick(wl),) if c is not None]
+                out += [c for c in config_space(wl, H100, Axes(lane_wgmma=(True,)))[0]
+                        if c.cfg.lane and c.cfg.wgmma and c.cfg.tap_split == 2]
+    return out
+
+
 def probe() -> list[Candidate]:
     wl = Conv2dWorkload(1, 960, 960, 64, 64, dtype="fp16", m=2, accum="fp16")
     return [Candidate(wl, KernelConfig.lane_config(64, 16, 4, 1, 2, tap_split=2))]
 
 
 if __name__ == "__main__":
-    build_plan({"tune": tune, "probe": probe, "epi": epi, "ncu": ncu}[sys.argv[1]](),
-               Path(sys.argv[2]), H100)
+    parts = {"tune": tune, "probe": probe, "epi": epi, "ncu": ncu, "wgmma": wgmma}
+    build_plan(parts[sys.argv[1]](), Path(sys.argv[2]), H100)

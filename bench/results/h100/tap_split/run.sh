@@ -3,6 +3,7 @@
 # GPU tests, the negative control of plan.py's probe (KTrans without the negation of U's tap
 # row 3 must fail the check), then plan.py's tune measured. PART epi_ncu (run 3): plan.py's
 # epi measured, plan.py's ncu timed by batch, then one launch of each under ncu --set full.
+# PART wgmma (run 4): GPU tests, plan.py's wgmma measured.
 # Writes straight to OUT/RUN so partial results survive a timeout.
 set -u
 O=$1
@@ -22,6 +23,11 @@ if [ "$3" = sweep ]; then
     > $W/probe.log 2>&1
   tail -3 $W/probe.log
   python3 -m wino_tvm.tune measure .gpu/tap_split/tune --log $W/tune.jsonl > $W/tune.log 2>&1
+  tail -3 $W/tune.log
+elif [ "$3" = wgmma ]; then
+  python3 -m pytest -q -m gpu tests/test_lane.py > $W/gpu_tests.log 2>&1
+  tail -2 $W/gpu_tests.log
+  python3 -m wino_tvm.tune measure .gpu/tap_split/wgmma --log $W/tune.jsonl > $W/tune.log 2>&1
   tail -3 $W/tune.log
 else
   python3 -m wino_tvm.tune measure .gpu/tap_split/epi --log $W/epi.jsonl > $W/epi.log 2>&1
