@@ -1,20 +1,21 @@
-"""Each case of a run's sweep: its pick (the config that is not a tap split) against the best
-tap-split config, same run. Usage: python compare.py run1/tune.jsonl > run1/compare.txt"""
+"""Each case of a run's sweep: its pick against the best of the new configs (those whose name
+has every one of TOKENS, default ts2), same run.
+Usage: python compare.py run1/tune.jsonl [TOKENS] > run1/compare.txt, e.g. TOKENS wg,ts2"""
 
 import json
 import sys
 from collections import defaultdict
 
 
-def main(path: str) -> None:
+def main(path: str, tokens: list[str]) -> None:
     cases = defaultdict(dict)
     for line in open(path):
         r = json.loads(line)
         if r["status"] == "ok":
             cases[(r["workload_key"], r["accum"], r["epilogue"])][r["config"]] = r
-    print(f"{'case':<52} {'pick µs':>8} {'best ts2 µs':>11} {'ratio':>6}  best ts2 config (pick)")
+    print(f"{'case':<52} {'pick µs':>8} {'best new µs':>11} {'ratio':>6}  best new config (pick)")
     for (key, accum, epilogue), runs in sorted(cases.items()):
-        split = {c: r for c, r in runs.items() if c.endswith("-ts2") or "-ts2-" in c}
+        split = {c: r for c, r in runs.items() if set(tokens) <= set(c.split("-"))}
         picks = [r for c, r in runs.items() if c not in split]
         best = min(split.values(), key=lambda r: r["median_us"])
         pick = picks[0]
@@ -27,4 +28,4 @@ def main(path: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1], sys.argv[2].split(",") if len(sys.argv) > 2 else ["ts2"])
