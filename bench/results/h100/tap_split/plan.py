@@ -8,7 +8,9 @@
   python plan.py ncu OUT    # run 3: 960², fp16 accumulators, mma.sync with 3 buffers of
                             # quarters: 32 channels x 16 taps per warp, and the tap split
   python plan.py wgmma OUT  # run 4: every C <= 128 case, plain and with the epilogue: its
-                            # pick and every tap-split config with wgmma"""
+                            # pick and every tap-split config with wgmma
+  python plan.py ncu_wgmma OUT  # run 5: 960², fp16 accumulators, the wgmma pick and run 4's
+                            # best wgmma tap split, for ncu"""
 
 import dataclasses
 import json
@@ -88,11 +90,18 @@ def wgmma() -> list[Candidate]:
     return out
 
 
+def ncu_wgmma() -> list[Candidate]:
+    wl = Conv2dWorkload(1, 960, 960, 64, 64, dtype="fp16", m=2, accum="fp16")
+    return [Candidate(wl, KernelConfig.lane_config(32, 32, 4, 2, 2, wgmma=True)),
+            Candidate(wl, KernelConfig.lane_config(64, 16, 4, 1, 3, True, 2))]
+
+
 def probe() -> list[Candidate]:
     wl = Conv2dWorkload(1, 960, 960, 64, 64, dtype="fp16", m=2, accum="fp16")
     return [Candidate(wl, KernelConfig.lane_config(64, 16, 4, 1, 2, tap_split=2))]
 
 
 if __name__ == "__main__":
-    parts = {"tune": tune, "probe": probe, "epi": epi, "ncu": ncu, "wgmma": wgmma}
+    parts = {"tune": tune, "probe": probe, "epi": epi, "ncu": ncu, "wgmma": wgmma,
+             "ncu_wgmma": ncu_wgmma}
     build_plan(parts[sys.argv[1]](), Path(sys.argv[2]), H100)

@@ -3,7 +3,8 @@
 # GPU tests, the negative control of plan.py's probe (KTrans without the negation of U's tap
 # row 3 must fail the check), then plan.py's tune measured. PART epi_ncu (run 3): plan.py's
 # epi measured, plan.py's ncu timed by batch, then one launch of each under ncu --set full.
-# PART wgmma (run 4): GPU tests, plan.py's wgmma measured.
+# PART wgmma (run 4): GPU tests, plan.py's wgmma measured. PART ncu_wgmma (run 5): as
+# epi_ncu without the epilogue sweep, for plan.py's ncu_wgmma.
 # Writes straight to OUT/RUN so partial results survive a timeout.
 set -u
 O=$1
@@ -30,12 +31,14 @@ elif [ "$3" = wgmma ]; then
   python3 -m wino_tvm.tune measure .gpu/tap_split/wgmma --log $W/tune.jsonl > $W/tune.log 2>&1
   tail -3 $W/tune.log
 else
-  python3 -m wino_tvm.tune measure .gpu/tap_split/epi --log $W/epi.jsonl > $W/epi.log 2>&1
-  tail -3 $W/epi.log
-  python3 -m wino_tvm.batch .gpu/tap_split/ncu --record $W/ncu_batch.jsonl --checks 3 \
-    > $W/ncu_batch.log 2>&1
+  if [ "$3" = epi_ncu ]; then
+    python3 -m wino_tvm.tune measure .gpu/tap_split/epi --log $W/epi.jsonl > $W/epi.log 2>&1
+    tail -3 $W/epi.log
+  fi
+  P=.gpu/tap_split/$([ "$3" = epi_ncu ] && echo ncu || echo ncu_wgmma)
+  python3 -m wino_tvm.batch $P --record $W/ncu_batch.jsonl --checks 3 > $W/ncu_batch.log 2>&1
   tail -n 3 $W/ncu_batch.log
-  for d in .gpu/tap_split/ncu/*/; do
+  for d in $P/*/; do
     n=$W/ncu_$(basename $d | grep -o 'tbn[0-9]*-.*' | sed 's/-frag16x8x16-full-vec16-pad16-pb//')
     timeout 120 ncu --clock-control none --set full -k regex:wino_lane_forward --launch-count 1 \
       -o $n $d/wino_bench --checks 1 --no-time >> $W/ncu.log 2>&1
