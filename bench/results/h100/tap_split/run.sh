@@ -4,7 +4,8 @@
 # row 3 must fail the check), then plan.py's tune measured. PART epi_ncu (run 3): plan.py's
 # epi measured, plan.py's ncu timed by batch, then one launch of each under ncu --set full.
 # PART wgmma (run 4): GPU tests, plan.py's wgmma measured. PART ncu_wgmma (run 5): as
-# epi_ncu without the epilogue sweep, for plan.py's ncu_wgmma.
+# epi_ncu without the epilogue sweep, for plan.py's ncu_wgmma. PART ncu_source (run 6): the
+# same two kernels' stall samples per SASS instruction (ncu's source page).
 # Writes straight to OUT/RUN so partial results survive a timeout.
 set -u
 O=$1
@@ -30,6 +31,18 @@ elif [ "$3" = wgmma ]; then
   tail -2 $W/gpu_tests.log
   python3 -m wino_tvm.tune measure .gpu/tap_split/wgmma --log $W/tune.jsonl > $W/tune.log 2>&1
   tail -3 $W/tune.log
+elif [ "$3" = ncu_source ]; then
+  P=.gpu/tap_split/ncu_wgmma
+  python3 -m wino_tvm.batch $P --record $W/ncu_batch.jsonl --checks 2 > $W/ncu_batch.log 2>&1
+  tail -n 3 $W/ncu_batch.log
+  for d in $P/*/; do
+    n=$W/sass_$(basename $d | grep -o 'tbn[0-9]*-.*' | sed 's/-frag16x8x16-full-vec16-pad16-pb//')
+    timeout 120 ncu --clock-control none --section SourceCounters --section WarpStateStats \
+      -k regex:wino_lane_forward --launch-count 1 -o $n $d/wino_bench --checks 1 --no-time \
+      >> $W/ncu.log 2>&1
+    ncu --import $n.ncu-rep --page source --print-source sass --csv > $n.csv 2>> $W/ncu.log
+    rm -f $n.ncu-rep && gzip $n.csv
+  done
 else
   if [ "$3" = epi_ncu ]; then
     python3 -m wino_tvm.tune measure .gpu/tap_split/epi --log $W/epi.jsonl > $W/epi.log 2>&1
