@@ -10,10 +10,10 @@ from collections import Counter
 REASONS = ("stall_mio", "stall_short_sb", "stall_long_sb")
 
 
-def opcode(source: str) -> str:
+def instruction(source: str) -> str:
+    """The opcode with its modifiers, after any predicate ('LDS.64')."""
     words = source.split()
-    word = words[1] if words and words[0].startswith("@") else (words or ["?"])[0]
-    return word.split(".")[0]
+    return words[1] if words and words[0].startswith("@") else (words or ["?"])[0]
 
 
 def main(paths: list[str]) -> None:
@@ -25,12 +25,12 @@ def main(paths: list[str]) -> None:
         shared = Counter()
         for row in body:
             source = row[col["Source"]].strip()
-            op = opcode(source)
+            op = instruction(source).split(".")[0]
             samples[op] += int(row[col["Warp Stall Sampling (All Samples)"]] or 0)
             for reason in REASONS:
                 by_reason[reason][op] += int(row[col[reason]] or 0)
             if op in ("LDS", "STS"):
-                kind = source.split()[0]
+                kind = instruction(source) + (" (predicated)" if source.startswith("@") else "")
                 shared[(kind, "executed")] += int(row[col["Instructions Executed"]] or 0)
                 shared[(kind, "wavefronts")] += int(row[col["L1 Wavefronts Shared"]] or 0)
                 shared[(kind, "mio")] += int(row[col["stall_mio"]] or 0)
