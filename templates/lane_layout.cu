@@ -17,8 +17,9 @@
 //
 // With kTapSplit = 2 two warps share each tile group and channel slice, one half of the tap rows
 // each, for twice the channels per warp at the same accumulator count: each tile's input is
-// transformed half as often. They add the two halves of OTrans's row sums through shared memory
-// once per tile group (each finishes one output row of its tiles).
+// transformed half as often. They add the two halves of OTrans's row sums through shared memory,
+// one tile at a time (each warp finishes one output row of its tiles). With kWgmma the halves
+// are two warpgroups.
 //
 // With kWgmma (sm_90a) a warpgroup's four warps take four tile groups of one channel slice, and
 // each tap's MMA is one wgmma m64nNk16: A from the lanes' registers as above, B (U) read by the
@@ -265,7 +266,7 @@ __device__ __forceinline__ half2 bt_row(int i, half2 d0, half2 d1, half2 d2, hal
 
 // The patch rows a warp reads, as offsets in halves from its first pixel: all taps, rows 0-3
 // of the top tile (2-5 of the bottom one); tap split, rows (e0, e1, e2) of each tile, which the
-// warp's two tap rows combine as e0 - e2 and e1 + sign e2 (half 0: rows 0, 1, 2, taps rows 0
+// warp's two tap rows combine as e0 - e2 and e1 + sign e2 (half 0: rows 0, 1, 2, tap rows 0
 // and 1 = d0 - d2, d1 + d2; half 1: rows 2, 3, 1, tap rows 2 and 3 = d2 - d1 and d3 - d1, the
 // negated tap row 3, which KTrans negates in U). Both halves run the same code.
 struct PatchRows {
