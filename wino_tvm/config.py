@@ -323,7 +323,8 @@ class KernelConfig:
     def _lane_exchange_bytes(self, wl: Conv2dWorkload) -> int:
         """The tap split's words per tile group and tile: each lane's partial output row for
         the other warp (2 pixels x tb_n channels, half of them, in accumulator bytes)."""
-        return self.threads(wl) // self.groups * self.tb_n * ACCUMULATOR_BYTES[wl.accum] // 2
+        group_threads = WARP_SIZE * self.k_split * self.tap_split
+        return group_threads * self.tb_n * ACCUMULATOR_BYTES[wl.accum] // 2
 
     def lane_exchange_tiles(self, wl: Conv2dWorkload) -> int:
         """Tiles of the tap split's exchange in memory of its own: none without the split, one
