@@ -9,8 +9,12 @@
                             # quarters: 32 channels x 16 taps per warp, and the tap split
   python plan.py wgmma OUT  # run 4: every C <= 128 case, plain and with the epilogue: its
                             # pick and every tap-split config with wgmma
-  python plan.py ncu_wgmma OUT  # run 5: 960², fp16 accumulators, the wgmma pick and run 4's
-                            # best wgmma tap split, for ncu"""
+  python plan.py ncu_wgmma OUT  # runs 5-6: 960², fp16 accumulators, the wgmma pick and run
+                            # 4's best wgmma tap split, for ncu
+  python plan.py narrow OUT # run 7: the tap split with 16 channels per warp, 4 tile groups
+                            # or more, at C = 256
+                            # (plain and with the epilogue) and C = 128 (plain), and each
+                            # case's pick"""
 
 import dataclasses
 import json
@@ -90,6 +94,19 @@ def wgmma() -> list[Candidate]:
     return out
 
 
+def narrow() -> list[Candidate]:
+    out = []
+    for shape in (s for s in BENCH_WORKLOADS if s[3] in (128, 256)):
+        for accum in ("fp16", "fp32"):
+            for epilogue in FULL_EPILOGUES if shape[3] == 256 else FULL_EPILOGUES[:1]:
+                wl = Conv2dWorkload(*shape, dtype="fp16", m=2, accum=accum, epilogue=epilogue)
+                out += [c for c in (pick(wl),) if c is not None]
+                # the point is more warps per block: 4 tile groups (8 warps) and more
+                out += [c for c in config_space(wl, H100)[0] if c.cfg.lane
+                        and c.cfg.tap_split == 2 and c.cfg.tb_n == 16 and c.cfg.groups >= 4]
+    return out
+
+
 def ncu_wgmma() -> list[Candidate]:
     wl = Conv2dWorkload(1, 960, 960, 64, 64, dtype="fp16", m=2, accum="fp16")
     return [Candidate(wl, KernelConfig.lane_config(32, 32, 4, 2, 2, wgmma=True)),
@@ -103,5 +120,5 @@ def probe() -> list[Candidate]:
 
 if __name__ == "__main__":
     parts = {"tune": tune, "probe": probe, "epi": epi, "ncu": ncu, "wgmma": wgmma,
-             "ncu_wgmma": ncu_wgmma}
+             "ncu_wgmma": ncu_wgmma, "narrow": narrow}
     build_plan(parts[sys.argv[1]](), Path(sys.argv[2]), H100)

@@ -5,7 +5,8 @@
 # epi measured, plan.py's ncu timed by batch, then one launch of each under ncu --set full.
 # PART wgmma (run 4): GPU tests, plan.py's wgmma measured. PART ncu_wgmma (run 5): as
 # epi_ncu without the epilogue sweep, for plan.py's ncu_wgmma. PART ncu_source (run 6): the
-# same two kernels' stall samples per SASS instruction (ncu's source page).
+# same two kernels' stall samples per SASS instruction (ncu's source page). PART narrow (run
+# 7): GPU tests, plan.py's narrow measured.
 # Writes straight to OUT/RUN so partial results survive a timeout.
 set -u
 O=$1
@@ -26,10 +27,10 @@ if [ "$3" = sweep ]; then
   tail -3 $W/probe.log
   python3 -m wino_tvm.tune measure .gpu/tap_split/tune --log $W/tune.jsonl > $W/tune.log 2>&1
   tail -3 $W/tune.log
-elif [ "$3" = wgmma ]; then
+elif [ "$3" = wgmma ] || [ "$3" = narrow ]; then
   python3 -m pytest -q -m gpu tests/test_lane.py > $W/gpu_tests.log 2>&1
   tail -2 $W/gpu_tests.log
-  python3 -m wino_tvm.tune measure .gpu/tap_split/wgmma --log $W/tune.jsonl > $W/tune.log 2>&1
+  python3 -m wino_tvm.tune measure .gpu/tap_split/$3 --log $W/tune.jsonl > $W/tune.log 2>&1
   tail -3 $W/tune.log
 elif [ "$3" = ncu_source ]; then
   P=.gpu/tap_split/ncu_wgmma
