@@ -90,8 +90,8 @@ static_assert(kChunkC % 16 == 0 && kC % kChunkC == 0,
               "lane layout: chunks of whole 16-channel steps that divide C");
 static_assert(kStages >= 2, "lane layout: at least two patch buffers (one loads, one computes)");
 static_assert(kTapSplit == 1 || kTapSplit == 2, "lane layout: all taps per warp, or half");
-static_assert(kWarpK == 16 || kWarpK == 16 * kTapSplit || (kWarpK == 32 * kTapSplit && !kF32Acc),
-              "lane layout: 16 channels per warp, 16 per 16 taps, or 32 with fp16 accumulators "
+static_assert(kWarpK == 16 * kTapSplit || (kWarpK == 32 * kTapSplit && !kF32Acc),
+              "lane layout: 16 channels per warp per 16 taps, or 32 with fp16 accumulators "
               "(128 registers)");
 static_assert(kTileWords % 4 == 0, "lane layout: the tap split's words go in 16-byte pieces");
 static_assert(kK % kBlockK == 0, "lane layout: K must be a multiple of the block's channels");

@@ -87,7 +87,7 @@ def test_name_round_trips_and_lane_needs_pb() -> None:
      "tap_split=2: a knob of the lane kernel only"),
     (fp16(1, 56, 56, 64, 64), lane_cfg(64, 1, tap_split=4), "tap_split=4 warps per channel slice"),
     (fp16(1, 56, 56, 64, 64, accum="fp32"), lane_cfg(64, 1, tap_split=2),
-     "with fp32 accumulators and tap_split=2 one of (16, 32)"),
+     "with fp32 accumulators and tap_split=2 one of (32,)"),
     (fp16(1, 56, 56, 64, 64), lane_cfg(64, 1, 8, tap_split=2),
      "groups x k_split x tap_split warps (8 x 1 x 2) must be 1 to 9"),
     (fp16(1, 28, 28, 128, 128), lane_cfg(64, 1, 2, tap_split=2), "exceeds NVIDIA H100's"),
@@ -195,9 +195,6 @@ VARIANTS = {
     # last patch buffer)
     "fp32_w32_tap_split_kslices_own_exchange": (fp16(1, 30, 34, 64, 64, accum="fp32"),
                                                 lane_cfg(32, 2, 2, 16, 3, tap_split=2)),
-    # 16 channels per warp with the split: 8 taps, 32 accumulator registers, 16 warps
-    "fp16_w16_tap_split_c256_16_warps": (fp16(2, 10, 12, 256, 32, epilogue=("bias",)),
-                                         lane_cfg(16, 1, 8, 16, 2, tap_split=2)),
     # the tap split with wgmma: the halves in two warpgroups, warps past the last tile group
     "fp16_w64_tap_split_wgmma": (fp16(1, 64, 64, 64, 64), lane_cfg(64, 1, 4, 16, 3, True, 2)),
     "fp32_w32_tap_split_wgmma_epilogue_ragged": (fp16(3, 7, 9, 64, 64, accum="fp32",

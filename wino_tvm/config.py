@@ -80,8 +80,8 @@ PIPELINE_REGISTER_HEADROOM = 32
 # a warp's 16 tiles (the MMA's M) x tb_n output channels for all 16 taps of F(2x2, 3x3).
 LANE_FRAGMENT = (16, 8, 16)
 LANE_TILES = 16
-# Output channels per warp with all 16 taps (with a share of them: 16, or these times
-# tap_split): the accumulators take 128 registers at most.
+# Output channels per warp with all 16 taps (times tap_split with a share of them): the
+# accumulators take 128 registers at most.
 LANE_WARP_CHANNELS = {"fp16": (16, 32), "fp32": (16,)}
 # Warps sharing a tile group's channel slice, one share of the tap rows each.
 LANE_TAP_SPLITS = (1, 2)
@@ -364,8 +364,7 @@ class KernelConfig:
         if self.tap_split not in LANE_TAP_SPLITS:
             out.append(f"lane: tap_split={self.tap_split} warps per channel slice; one of "
                        f"{LANE_TAP_SPLITS}")
-        warp_channels = tuple(sorted({*(c * self.tap_split for c in LANE_WARP_CHANNELS.get(
-            wl.accum, ())), *((16,) if wl.accum in LANE_WARP_CHANNELS else ())}))
+        warp_channels = tuple(c * self.tap_split for c in LANE_WARP_CHANNELS.get(wl.accum, ()))
         if self.tb_n not in warp_channels:
             split = f" and tap_split={self.tap_split}" if self.tap_split != 1 else ""
             out.append(f"lane: tb_n={self.tb_n} output channels per warp; with {wl.accum} "
