@@ -29,8 +29,11 @@
 // Channel permutations (KTrans is offline, so they cost nothing at run time):
 // - input: the MMA's k columns {2q, 2q+1, 2q+8, 2q+9} of a 16-channel step are the physical
 //   channels 4q .. 4q+3, so one 8-byte load fills a tile's two A registers;
-// - output: column 2q + e of n8 block j is physical channel 2 kNB q + 2j + e, so after OTrans a
-//   lane holds 2 kNB adjacent channels of each output pixel: one 16- or 8-byte store.
+// - output: column 2q + e of n8 block j is physical channel (j / 4) 32 + 8q + 2 (j % 4) + e
+//   (2 kNB q + 2j + e with kNB <= 4), so after OTrans a lane holds runs of up to 8 adjacent
+//   channels of each output pixel, and each 16-byte (8-byte) store of the warp covers whole
+//   64-byte (32-byte) runs of the pixel: with kNB = 8 a lane's 16 channels in one run took two
+//   half-sector stores each (twice the store sectors, bench/results/h100/tap_split/run5).
 {{NEEDS_ARCH}}
 #include <cuda_fp16.h>
 
@@ -111,10 +114,21 @@ __host__ __device__ constexpr int c_logical(int c) {
   return (c & ~15) + (u < 2 ? 2 * q + u : 8 + 2 * q + (u - 2));
 }
 
+// A lane's output channels: runs of kLaneRun (its pairs j of one store), each store's runs of
+// the four lanes q side by side (kStoreRun channels).
+constexpr int kStorePairs = kNB < 4 ? kNB : 4, kLaneRun = 2 * kStorePairs;
+constexpr int kStoreRun = 4 * kLaneRun;
+
+// Physical channel of pair j of lane q, relative to the warp's first channel.
+__host__ __device__ constexpr int k_physical(int q, int j) {
+  return j / kStorePairs * kStoreRun + kLaneRun * q + 2 * (j % kStorePairs);
+}
+
 // Logical column of physical output channel k within its warp's kWarpK (inverse of
-// 2 kNB q + 2j + e).
+// k_physical(q, j) + e).
 __host__ __device__ constexpr int k_logical(int k) {
-  const int r = k % kWarpK, q = r / (2 * kNB), j = (r / 2) % kNB, e = r & 1;
+  const int r = k % kWarpK, run = r % kStoreRun, q = run / kLaneRun, e = r & 1;
+  const int j = r / kStoreRun * kStorePairs + run % kLaneRun / 2;
   return k - r + 8 * j + 2 * q + e;
 }
 
@@ -128,6 +142,16 @@ constexpr bool permutes_steps_and_slices() {
   return true;
 }
 static_assert(permutes_steps_and_slices(), "lane layout: channel maps are not permutations");
+
+// k_logical inverts k_physical: pair j of lane q holds logical columns 8j + 2q + e.
+constexpr bool output_map_inverts() {
+  for (int q = 0; q < 4; ++q)
+    for (int j = 0; j < kNB; ++j)
+      for (int e = 0; e < 2; ++e)
+        if (k_logical(k_physical(q, j) + e) != 8 * j + 2 * q + e) return false;
+  return true;
+}
+static_assert(output_map_inverts(), "lane layout: the output channel maps disagree");
 
 __device__ __forceinline__ uint32_t h2u(half2 v) { return *reinterpret_cast<uint32_t*>(&v); }
 __device__ __forceinline__ half2 u2h(uint32_t v) { return *reinterpret_cast<half2*>(&v); }
@@ -428,7 +452,8 @@ __device__ __forceinline__ void wait_oldest_chunk(int group) {
   group_barrier(group);
 }
 
-// One lane's 2 kNB channels of an output pixel, 16-byte stores (8-byte with kNB = 2). In asm:
+// One lane's 2 kNB channels of an output pixel, 16-byte stores (8-byte with kNB = 2), store v
+// at channel v kStoreRun. In asm:
 // from C++, nvcc 13 split the uint4 store of half2 values into 4 32-bit stores (4x the store
 // requests, 1.3x the kernel's time at 960^2; bench/results/h100/lane_template/run1).
 __device__ __forceinline__ void store_pixel(half* at, const uint32_t (&packed)[kNB]) {
@@ -438,7 +463,7 @@ __device__ __forceinline__ void store_pixel(half* at, const uint32_t (&packed)[k
   } else {
 #pragma unroll
     for (int v = 0; v < kNB / 4; ++v)
-      asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(at + 8 * v),
+      asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(at + v * kStoreRun),
                    "r"(packed[4 * v]), "r"(packed[4 * v + 1]), "r"(packed[4 * v + 2]),
                    "r"(packed[4 * v + 3]) : "memory");
   }
@@ -492,7 +517,7 @@ __device__ __forceinline__ void store_rows(const Pair (&out)[kRowsOut][2][kNB], 
 #pragma unroll
           for (int v = 0; v < kNB / 4; ++v)
             *reinterpret_cast<uint4*>(res + 4 * v) =
-                __ldg(reinterpret_cast<const uint4*>(residual + at + 8 * v));
+                __ldg(reinterpret_cast<const uint4*>(residual + at + v * kStoreRun));
         }
       }
 #pragma unroll
@@ -659,12 +684,12 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
   const uint64_t b_desc = u_descriptor(
       (uint32_t)__cvta_generic_to_shared(Us) +
       16u * (uint32_t)(half_index * kTaps * kC / 8 * kBlockK + kslice * kWarpK));
-  const int channel = k_block + kslice * kWarpK + 2 * kNB * q;
+  const int channel = k_block + kslice * kWarpK + k_physical(q, 0);
   float2 bias_pairs[kNB];
 #pragma unroll
   for (int j = 0; j < kNB; ++j)
     bias_pairs[j] = kBias ? __half22float2(u2h(__ldg(reinterpret_cast<const unsigned*>(
-                                bias + channel + 2 * j))))
+                                bias + channel + k_physical(0, j)))))
                           : make_float2(0.f, 0.f);
 
   half* patch = Us + kUHalves + group * kStages * kPatchHalves;

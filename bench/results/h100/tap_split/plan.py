@@ -14,7 +14,10 @@
   python plan.py narrow OUT # run 7: the tap split with 16 channels per warp, 4 tile groups
                             # or more, at C = 256
                             # (plain and with the epilogue) and C = 128 (plain), and each
-                            # case's pick"""
+                            # case's pick (built at a8551b3, reverted since)
+  python plan.py wide OUT   # run 8: every fp16-accumulator C = 64 case, plain and with the
+                            # epilogue: its pick and every tap-split config with 64 channels
+                            # per warp (mma.sync and wgmma), after their stores' fix"""
 
 import dataclasses
 import json
@@ -107,6 +110,17 @@ def narrow() -> list[Candidate]:
     return out
 
 
+def wide() -> list[Candidate]:
+    out = []
+    for shape in (s for s in BENCH_WORKLOADS if s[3] == 64):
+        for epilogue in FULL_EPILOGUES:
+            wl = Conv2dWorkload(*shape, dtype="fp16", m=2, accum="fp16", epilogue=epilogue)
+            out += [c for c in (pick(wl),) if c is not None]
+            out += [c for c in config_space(wl, H100, Axes(lane_wgmma=(False, True)))[0]
+                    if c.cfg.lane and c.cfg.tap_split == 2 and c.cfg.tb_n == 64]
+    return out
+
+
 def ncu_wgmma() -> list[Candidate]:
     wl = Conv2dWorkload(1, 960, 960, 64, 64, dtype="fp16", m=2, accum="fp16")
     return [Candidate(wl, KernelConfig.lane_config(32, 32, 4, 2, 2, wgmma=True)),
@@ -120,5 +134,5 @@ def probe() -> list[Candidate]:
 
 if __name__ == "__main__":
     parts = {"tune": tune, "probe": probe, "epi": epi, "ncu": ncu, "wgmma": wgmma,
-             "ncu_wgmma": ncu_wgmma, "narrow": narrow}
+             "ncu_wgmma": ncu_wgmma, "narrow": narrow, "wide": wide}
     build_plan(parts[sys.argv[1]](), Path(sys.argv[2]), H100)

@@ -6,7 +6,7 @@
 # PART wgmma (run 4): GPU tests, plan.py's wgmma measured. PART ncu_wgmma (run 5): as
 # epi_ncu without the epilogue sweep, for plan.py's ncu_wgmma. PART ncu_source (run 6): the
 # same two kernels' stall samples per SASS instruction (ncu's source page). PART narrow (run
-# 7): GPU tests, plan.py's narrow measured.
+# 7): GPU tests, plan.py's narrow measured. PART wide (run 8): the same for plan.py's wide.
 # Writes straight to OUT/RUN so partial results survive a timeout.
 set -u
 O=$1
@@ -27,7 +27,7 @@ if [ "$3" = sweep ]; then
   tail -3 $W/probe.log
   python3 -m wino_tvm.tune measure .gpu/tap_split/tune --log $W/tune.jsonl > $W/tune.log 2>&1
   tail -3 $W/tune.log
-elif [ "$3" = wgmma ] || [ "$3" = narrow ]; then
+elif [ "$3" = wgmma ] || [ "$3" = narrow ] || [ "$3" = wide ]; then
   python3 -m pytest -q -m gpu tests/test_lane.py > $W/gpu_tests.log 2>&1
   tail -2 $W/gpu_tests.log
   python3 -m wino_tvm.tune measure .gpu/tap_split/$3 --log $W/tune.jsonl > $W/tune.log 2>&1
