@@ -1,8 +1,8 @@
 #!/bin/bash
 # The final benchmark: python -m wino_tvm.suites bench_full at COMMIT, with the tuned bests of
-# tuning_logs/h100.jsonl (new since ../bench_full_77bb283/: the lane kernel's tap split, with
-# mma.sync and with wgmma, and its picks from ../tap_split/). The GPU-marked tests first.
-# Everything under $O/run is packed into one archive at the end.
+# tuning_logs/h100.jsonl (new since ../bench_full_a6882e6/: the lane kernels with 64 channels
+# per warp store whole sectors, and their picks from ../tap_split/run8). The GPU-marked tests
+# first. Everything under $O/run is packed into one archive at the end.
 set -u
 O=$1
 C=$2  # the commit of the benchmark harness

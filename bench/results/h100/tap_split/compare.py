@@ -18,10 +18,14 @@ def main(path: str, tokens: list[str]) -> None:
         split = {c: r for c, r in runs.items() if set(tokens) <= set(c.split("-"))}
         picks = [r for c, r in runs.items() if c not in split]
         best = min(split.values(), key=lambda r: r["median_us"])
-        pick = picks[0]
         short = lambda c: c.split("-vec16-pad16-")[1]  # noqa: E731
-        print(f"{key + ' ' + accum + (' ' + epilogue if epilogue else ''):<52} "
-              f"{pick['median_us']:>8.1f} {best['median_us']:>11.1f} "
+        case = key + " " + accum + (" " + epilogue if epilogue else "")
+        if not picks:  # the pick was one of the new configs (a later run of the same name)
+            print(f"{case:<52} {'-':>8} {best['median_us']:>11.1f} {'-':>6}  "
+                  f"{best['config'].split('-')[4]} {short(best['config'])} (pick: one of these)")
+            continue
+        pick = picks[0]
+        print(f"{case:<52} {pick['median_us']:>8.1f} {best['median_us']:>11.1f} "
               f"{pick['median_us'] / best['median_us']:>5.2f}x  "
               f"{best['config'].split('-')[4]} {short(best['config'])} "
               f"({pick['config'].split('-')[4]} {short(pick['config'])})")
