@@ -440,6 +440,10 @@ __device__ __forceinline__ void stage_chunk(half* buffer, const half* __restrict
   asm volatile("cp.async.commit_group;");
 }
 
+// The ring's buffer after / before buffer b.
+__device__ __forceinline__ int ring_next(int b) { return b == kStages - 1 ? 0 : b + 1; }
+__device__ __forceinline__ int ring_previous(int b) { return b == 0 ? kStages - 1 : b - 1; }
+
 __device__ __forceinline__ void group_barrier(int group) {
   asm volatile("bar.sync %0, %1;" ::"r"(1 + group), "r"(kGroupWarps * 32));
 }
@@ -736,8 +740,7 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
       wait_oldest_chunk(group);
       // The item kStages - 1 ahead goes to the buffer the group's previous item used.
       const int ahead = tile_group + (chunk + kStages - 1) / kChunks * stride;
-      const int free_buffer = buffer == 0 ? kStages - 1 : buffer - 1;
-      stage_chunk(patch + free_buffer * kPatchHalves, x, group_origin(ahead),
+      stage_chunk(patch + ring_previous(buffer) * kPatchHalves, x, group_origin(ahead),
                   (chunk + kStages - 1) % kChunks, ahead < kTileGroups, tid);
       if constexpr (kWgmma) {
         // With one warp per tile group the descriptors are uniform (uniform registers, one
@@ -752,7 +755,7 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
                       b_base + 2u * (uint32_t)(chunk * kChunkC), chunk == 0,
                       std::make_integer_sequence<int, kStepsPerChunk>{});
       }
-      buffer = buffer == kStages - 1 ? 0 : buffer + 1;
+      buffer = ring_next(buffer);
     }
     if constexpr (kWgmma) {
       wgmma_wait<0>();
@@ -766,7 +769,7 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
     }
     if constexpr (kExchangeInPatch) {
       // Tile 1's words in the buffer of the group's last item.
-      half* last = patch + (buffer == 0 ? kStages - 1 : buffer - 1) * kPatchHalves;
+      half* last = patch + ring_previous(buffer) * kPatchHalves;
       exchange.mine[1] = reinterpret_cast<uint32_t*>(last + in_group * kTileHalves);
       exchange.theirs[1] = reinterpret_cast<uint32_t*>(last + (in_group ^ 1) * kTileHalves);
     }

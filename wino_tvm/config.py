@@ -316,9 +316,13 @@ class KernelConfig:
         `stages` patch buffers of tb_k channels (+ 8 halves: conflict-free 8-byte reads), and
         with the tap split the exchange's own memory (lane_exchange_tiles)."""
         u_rows = wl.alpha * wl.alpha * self.tb_n * self.k_split
-        patches = self.groups * self.stages * LANE_PATCH_PIXELS * (self.tb_k + 8)
-        return (ELEMENT_BYTES["fp16"] * (u_rows * (wl.c + (0 if self.wgmma else 8)) + patches)
+        u_bytes = ELEMENT_BYTES["fp16"] * u_rows * (wl.c + (0 if self.wgmma else 8))
+        return (u_bytes + self.groups * self.stages * self._lane_patch_bytes()
                 + self.groups * self.lane_exchange_tiles(wl) * self._lane_exchange_bytes(wl))
+
+    def _lane_patch_bytes(self) -> int:
+        """One patch buffer of the lane kernel: the tile group's pixels x (tb_k + 8) halves."""
+        return ELEMENT_BYTES["fp16"] * LANE_PATCH_PIXELS * (self.tb_k + 8)
 
     def _lane_exchange_bytes(self, wl: Conv2dWorkload) -> int:
         """The tap split's words per tile group and tile: each lane's partial output row for
@@ -331,8 +335,7 @@ class KernelConfig:
         where the group's words for the other tile fit its last patch buffer, else two."""
         if self.tap_split == 1:
             return 0
-        patch_bytes = ELEMENT_BYTES["fp16"] * LANE_PATCH_PIXELS * (self.tb_k + 8)
-        return 1 if self._lane_exchange_bytes(wl) <= patch_bytes else 2
+        return 1 if self._lane_exchange_bytes(wl) <= self._lane_patch_bytes() else 2
 
     @staticmethod
     def lane_tile_groups(wl: Conv2dWorkload) -> int:
