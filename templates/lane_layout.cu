@@ -407,10 +407,18 @@ __device__ __forceinline__ int3 group_origin(int group) {
   return make_int3(n, (rest / kGroupCols) * 2, (rest % kGroupCols) * 8);
 }
 
+// cp.async of 16 bytes where `copy` holds, as one predicated instruction (a branch around it
+// would diverge on the patch's last pass, which only some of the threads copy).
+__device__ __forceinline__ void cp_async_16_if(uint32_t dst, const half* src, bool copy) {
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %2, 0;\n"
+               "@p cp.async.cg.shared.global [%0], [%1], 16;\n}" ::"r"(dst), "l"(src),
+               "r"((int)copy));
+}
+
 // cp.async of channel chunk `chunk` of a tile group's input patch, zero-filled outside the
 // image; one commit group, empty when `valid` is false (the wait counts stay uniform). Thread
 // tid copies 16-byte piece tid % kPieces of columns tid / kPieces + kColsPerPass k of every
-// row, so the addresses are one base plus constants.
+// row.
 __device__ __forceinline__ void stage_chunk(half* buffer, const half* __restrict__ x, int3 o,
                                             int chunk, bool valid, int tid) {
   constexpr int kPieces = kChunkC / 8, kGroupThreads = kGroupWarps * 32;
@@ -423,17 +431,32 @@ __device__ __forceinline__ void stage_chunk(half* buffer, const half* __restrict
     const half* src = x + (((long long)o.x * kH + iy0) * kW + ix0) * kC + chunk * kChunkC +
                       piece * 8;
     const uint32_t dst = (uint32_t)__cvta_generic_to_shared(buffer + col0 * kPix + piece * 8);
+    if (o.y > 0 && o.z > 0 && iy0 + kPatchRows <= kH && 2 * o.z - 1 + kPatchCols <= kW) {
+      // The whole patch inside the image (all but the border's tile groups): no bounds tests,
+      // so the copies' addresses are the bases plus constants, which fold into the
+      // instructions' offsets (with the tests each copy took about 20 instructions).
 #pragma unroll
-    for (int r = 0; r < kPatchRows; ++r) {
-      const bool row_inside = (unsigned)(iy0 + r) < (unsigned)kH;
+      for (int r = 0; r < kPatchRows; ++r)
 #pragma unroll
-      for (int k = 0; k < kPasses; ++k) {
-        if ((k + 1) * kColsPerPass > kPatchCols && col0 + k * kColsPerPass >= kPatchCols) continue;
-        const bool inside = row_inside && (unsigned)(ix0 + k * kColsPerPass) < (unsigned)kW;
-        const half* from = inside ? src + ((long long)r * kW + k * kColsPerPass) * kC : x;
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(
-                         dst + 2u * (uint32_t)((r * kPatchCols + k * kColsPerPass) * kPix)),
-                     "l"(from), "r"(inside ? 16 : 0));
+        for (int k = 0; k < kPasses; ++k)
+          cp_async_16_if(dst + 2u * (uint32_t)((r * kPatchCols + k * kColsPerPass) * kPix),
+                         src + ((long long)r * kW + k * kColsPerPass) * kC,
+                         (k + 1) * kColsPerPass <= kPatchCols ||
+                             col0 + k * kColsPerPass < kPatchCols);
+    } else {
+#pragma unroll
+      for (int r = 0; r < kPatchRows; ++r) {
+        const bool row_inside = (unsigned)(iy0 + r) < (unsigned)kH;
+#pragma unroll
+        for (int k = 0; k < kPasses; ++k) {
+          if ((k + 1) * kColsPerPass > kPatchCols && col0 + k * kColsPerPass >= kPatchCols)
+            continue;
+          const bool inside = row_inside && (unsigned)(ix0 + k * kColsPerPass) < (unsigned)kW;
+          const half* from = inside ? src + ((long long)r * kW + k * kColsPerPass) * kC : x;
+          asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(
+                           dst + 2u * (uint32_t)((r * kPatchCols + k * kColsPerPass) * kPix)),
+                       "l"(from), "r"(inside ? 16 : 0));
+        }
       }
     }
   }
