@@ -1,0 +1,14 @@
+#!/bin/bash
+# Interior tile groups' staging without bounds tests (README.md). Usage: run.sh OUT RUN.
+# GPU tests of the lane kernel, then plan.py's a- (3e5d2c3) and b- (after) artifacts timed in
+# one batch. Writes straight to OUT/RUN so partial results survive a timeout.
+set -u
+O=$1
+W=$O/$2
+mkdir -p $W
+tar xzf .gpu/stage_fast.tar.gz -C .gpu
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv > $W/env.txt
+python3 -m pytest -q -m gpu tests/test_lane.py > $W/gpu_tests.log 2>&1
+tail -2 $W/gpu_tests.log
+python3 -m wino_tvm.batch .gpu/stage_fast --record $W/batch.jsonl --checks 3 > $W/batch.log 2>&1
+tail -n 70 $W/batch.log | cut -c1-150
