@@ -407,12 +407,9 @@ __device__ __forceinline__ int3 group_origin(int group) {
   return make_int3(n, (rest / kGroupCols) * 2, (rest % kGroupCols) * 8);
 }
 
-// cp.async of 16 bytes where `copy` holds, as one predicated instruction (a branch around it
-// would diverge on the patch's last pass, which only some of the threads copy).
-__device__ __forceinline__ void cp_async_16_if(uint32_t dst, const half* src, bool copy) {
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %2, 0;\n"
-               "@p cp.async.cg.shared.global [%0], [%1], 16;\n}" ::"r"(dst), "l"(src),
-               "r"((int)copy));
+// cp.async of 16 bytes, `bytes` of them read (the rest zero-filled).
+__device__ __forceinline__ void cp_async_16(uint32_t dst, const half* src, int bytes = 16) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(bytes));
 }
 
 // cp.async of channel chunk `chunk` of a tile group's input patch, zero-filled outside the
@@ -434,15 +431,15 @@ __device__ __forceinline__ void stage_chunk(half* buffer, const half* __restrict
     if (o.y > 0 && o.z > 0 && iy0 + kPatchRows <= kH && 2 * o.z - 1 + kPatchCols <= kW) {
       // The whole patch inside the image (all but the border's tile groups): no bounds tests,
       // so the copies' addresses are the bases plus constants, which fold into the
-      // instructions' offsets (with the tests each copy took about 20 instructions).
+      // instructions' offsets (with the tests each copy took about 20 instructions). A pass
+      // that only some threads copy is one branch around all its rows, not one per copy.
 #pragma unroll
-      for (int r = 0; r < kPatchRows; ++r)
+      for (int k = 0; k < kPasses; ++k)
+        if ((k + 1) * kColsPerPass <= kPatchCols || col0 + k * kColsPerPass < kPatchCols)
 #pragma unroll
-        for (int k = 0; k < kPasses; ++k)
-          cp_async_16_if(dst + 2u * (uint32_t)((r * kPatchCols + k * kColsPerPass) * kPix),
-                         src + ((long long)r * kW + k * kColsPerPass) * kC,
-                         (k + 1) * kColsPerPass <= kPatchCols ||
-                             col0 + k * kColsPerPass < kPatchCols);
+          for (int r = 0; r < kPatchRows; ++r)
+            cp_async_16(dst + 2u * (uint32_t)((r * kPatchCols + k * kColsPerPass) * kPix),
+                        src + ((long long)r * kW + k * kColsPerPass) * kC);
     } else {
 #pragma unroll
       for (int r = 0; r < kPatchRows; ++r) {
@@ -453,9 +450,8 @@ __device__ __forceinline__ void stage_chunk(half* buffer, const half* __restrict
             continue;
           const bool inside = row_inside && (unsigned)(ix0 + k * kColsPerPass) < (unsigned)kW;
           const half* from = inside ? src + ((long long)r * kW + k * kColsPerPass) * kC : x;
-          asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(
-                           dst + 2u * (uint32_t)((r * kPatchCols + k * kColsPerPass) * kPix)),
-                       "l"(from), "r"(inside ? 16 : 0));
+          cp_async_16(dst + 2u * (uint32_t)((r * kPatchCols + k * kColsPerPass) * kPix), from,
+                      inside ? 16 : 0);
         }
       }
     }
