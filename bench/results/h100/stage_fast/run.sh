@@ -1,9 +1,11 @@
 #!/bin/bash
-# Interior tile groups' staging without bounds tests (README.md). Usage: run.sh OUT RUN [ncu].
-# GPU tests of the lane kernel, then plan.py's a- (3e5d2c3) and b- (after) artifacts timed in
+# Interior tile groups' staging without bounds tests (README.md). Usage: run.sh OUT RUN [ncu|ac].
+# GPU tests of the lane kernel, then plan.py's a- (3e5d2c3) and b- (52cc6b0) artifacts timed in
 # one batch. With ncu (run 2): the a- and b- kernels of two cases that lost in run 1 (960²
 # fp32 accumulators, mma.sync `g2-ks2-ts2`; 960² fp16 with the epilogue, `g4-ks2-st3`) and
 # the wgmma split that gained, timed once more by batch, then each under ncu --set full.
+# With ac (run 3): GPU tests, then the a- artifacts and plan.py's c- (ce6ec14, from
+# .gpu/stage_fast_c.tar.gz) timed in one batch.
 # Writes straight to OUT/RUN so partial results survive a timeout.
 set -u
 O=$1
@@ -32,5 +34,10 @@ if [ "${3:-}" = ncu ]; then
 fi
 python3 -m pytest -q -m gpu tests/test_lane.py > $W/gpu_tests.log 2>&1
 tail -2 $W/gpu_tests.log
+if [ "${3:-}" = ac ]; then
+  tar xzf .gpu/stage_fast_c.tar.gz -C .gpu
+  rm -rf .gpu/stage_fast/b-*
+  mv .gpu/stage_fast_c/c-* .gpu/stage_fast/
+fi
 python3 -m wino_tvm.batch .gpu/stage_fast --record $W/batch.jsonl --checks 3 > $W/batch.log 2>&1
 tail -n 70 $W/batch.log | cut -c1-150
