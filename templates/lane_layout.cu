@@ -428,11 +428,15 @@ __device__ __forceinline__ void stage_chunk(half* buffer, const half* __restrict
     const half* src = x + (((long long)o.x * kH + iy0) * kW + ix0) * kC + chunk * kChunkC +
                       piece * 8;
     const uint32_t dst = (uint32_t)__cvta_generic_to_shared(buffer + col0 * kPix + piece * 8);
-    if (o.y > 0 && o.z > 0 && iy0 + kPatchRows <= kH && 2 * o.z - 1 + kPatchCols <= kW) {
-      // The whole patch inside the image (all but the border's tile groups): no bounds tests,
-      // so the copies' addresses are the bases plus constants, which fold into the
-      // instructions' offsets (with the tests each copy took about 20 instructions). A pass
-      // that only some threads copy is one branch around all its rows, not one per copy.
+    // wgmma kernels: where the whole patch lies inside the image (all but the border's tile
+    // groups), no bounds tests, so the copies' addresses are the bases plus constants, which
+    // fold into the instructions' offsets (with the tests each copy took about 20
+    // instructions). A pass that only some threads copy is one branch around all its rows.
+    // Not for mma.sync: there the copies, no longer spaced out by their address arithmetic,
+    // fill the MIO queue in front of the channel steps' ldmatrix and LDS (0.93-0.97x,
+    // bench/results/h100/stage_fast/).
+    if (kWgmma && o.y > 0 && o.z > 0 && iy0 + kPatchRows <= kH &&
+        2 * o.z - 1 + kPatchCols <= kW) {
 #pragma unroll
       for (int k = 0; k < kPasses; ++k)
         if ((k + 1) * kColsPerPass <= kPatchCols || col0 + k * kColsPerPass < kPatchCols)
