@@ -1,5 +1,5 @@
 #!/bin/bash
-# Interior tile groups' staging without bounds tests (README.md). Usage: run.sh OUT RUN [ncu|ac|source].
+# Interior tile groups' staging without bounds tests (README.md). Usage: run.sh OUT RUN [ncu|ac|source|retune].
 # GPU tests of the lane kernel, then plan.py's a- (3e5d2c3) and b- (52cc6b0) artifacts timed in
 # one batch. With ncu (run 2): the a- and b- kernels of two cases that lost in run 1 (960²
 # fp32 accumulators, mma.sync `g2-ks2-ts2`; 960² fp16 with the epilogue, `g4-ks2-st3`) and
@@ -7,13 +7,22 @@
 # With ac (run 3): GPU tests, then the a- artifacts and plan.py's c- (ce6ec14, from
 # .gpu/stage_fast_c.tar.gz) timed in one batch. With source (run 4): the a- and c- kernels of
 # the two mma.sync cases under ncu's source counters, stall samples per SASS instruction.
+# With retune (run 5): GPU tests, then plan.py's retune candidates measured by the tuner.
 # Writes straight to OUT/RUN so partial results survive a timeout.
 set -u
 O=$1
 W=$O/$2
 mkdir -p $W
-tar xzf .gpu/stage_fast.tar.gz -C .gpu
+[ "${3:-}" = retune ] || tar xzf .gpu/stage_fast.tar.gz -C .gpu
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv > $W/env.txt
+if [ "${3:-}" = retune ]; then
+  tar xzf .gpu/stage_retune.tar.gz -C .gpu
+  python3 -m pytest -q -m gpu tests/test_lane.py > $W/gpu_tests.log 2>&1
+  tail -2 $W/gpu_tests.log
+  python3 -m wino_tvm.tune measure .gpu/stage_retune --log $W/tune.jsonl > $W/tune.log 2>&1
+  tail -3 $W/tune.log
+  exit 0
+fi
 if [ "${3:-}" = source ]; then
   tar xzf .gpu/stage_fast_c.tar.gz -C .gpu
   P=.gpu/stage_src
