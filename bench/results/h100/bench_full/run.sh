@@ -1,8 +1,9 @@
 #!/bin/bash
 # The final benchmark: python -m wino_tvm.suites bench_full at COMMIT, with the tuned bests of
-# tuning_logs/h100.jsonl (new since ../bench_full_a6882e6/: the lane kernels with 64 channels
-# per warp store whole sectors, and their picks from ../tap_split/run8). The GPU-marked tests
-# first. Everything under $O/run is packed into one archive at the end.
+# tuning_logs/h100.jsonl (new since ../bench_full_a860982/: the wgmma lane kernels stage
+# interior tile groups' input without bounds tests, and their records from
+# ../stage_fast/run5). The GPU-marked tests first. Everything under $O/run is packed into one
+# archive at the end.
 set -u
 O=$1
 C=$2  # the commit of the benchmark harness
