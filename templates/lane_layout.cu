@@ -98,8 +98,6 @@ static_assert(kWarpK == 16 * kTapSplit || (kWarpK == 32 * kTapSplit && !kF32Acc)
               "(128 registers)");
 static_assert(kTileWords % 4 == 0, "lane layout: the tap split's words go in 16-byte pieces");
 static_assert(kK % kBlockK == 0, "lane layout: K must be a multiple of the block's channels");
-static_assert((long long)kN * kH * kW * kC < (1ll << 31),
-              "lane layout: the input copies address x in 32-bit offsets");
 static_assert(kThreads <= 1024, "lane layout: at most 32 warps per block");
 static_assert(!kWgmma || kGroups % 4 == 0,
               "lane layout: wgmma takes warpgroups of four tile groups of one channel slice");
@@ -447,10 +445,6 @@ __device__ __forceinline__ void stage_chunk(half* buffer, const half* __restrict
             cp_async_16(dst + 2u * (uint32_t)((r * kPatchCols + k * kColsPerPass) * kPix),
                         src + ((long long)r * kW + k * kColsPerPass) * kC);
     } else {
-      // Offsets from x in 32 bits (the input has fewer than 2^31 elements): a select and one
-      // 64-bit address per copy (in 64 bits ptxas rebuilt each address from the pixel's
-      // coordinates, about 20 instructions a copy).
-      const int first = ((o.x * kH + iy0) * kW + ix0) * kC + chunk * kChunkC + piece * 8;
 #pragma unroll
       for (int r = 0; r < kPatchRows; ++r) {
         const bool row_inside = (unsigned)(iy0 + r) < (unsigned)kH;
@@ -459,9 +453,9 @@ __device__ __forceinline__ void stage_chunk(half* buffer, const half* __restrict
           if ((k + 1) * kColsPerPass > kPatchCols && col0 + k * kColsPerPass >= kPatchCols)
             continue;
           const bool inside = row_inside && (unsigned)(ix0 + k * kColsPerPass) < (unsigned)kW;
-          const int at = first + (r * kW + k * kColsPerPass) * kC;
-          cp_async_16(dst + 2u * (uint32_t)((r * kPatchCols + k * kColsPerPass) * kPix),
-                      x + (unsigned)(inside ? at : 0), inside ? 16 : 0);
+          const half* from = inside ? src + ((long long)r * kW + k * kColsPerPass) * kC : x;
+          cp_async_16(dst + 2u * (uint32_t)((r * kPatchCols + k * kColsPerPass) * kPix), from,
+                      inside ? 16 : 0);
         }
       }
     }

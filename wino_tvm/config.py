@@ -93,8 +93,6 @@ LANE_OTHER_REGISTERS = 84
 # all 16 taps' A registers stay live until the step's MMAs are done.
 LANE_OTHER_REGISTERS_WGMMA = 100
 LANE_PATCH_PIXELS = 6 * 18  # a tile group's input: 2 x 8 tiles of 4 x 4 pixels
-# The lane kernel's input copies address x in 32-bit element offsets.
-LANE_MAX_INPUT_ELEMENTS = 2**31 - 1
 # Channels per staged patch chunk: whole 16-channel MMA steps, at most 16 pieces of 16 bytes per
 # pixel so that one warp's pass copies whole pixels.
 LANE_CHUNK_CHANNELS = (16, 32, 64, 128)
@@ -362,10 +360,6 @@ class KernelConfig:
         if (wl.dtype, wl.out, wl.m) != ("fp16", "fp16", 2):
             out.append(f"the lane layout takes fp16 in and out and m=2, not {wl.dtype} -> "
                        f"{wl.out}, m={wl.m}: use the sync-free kernels (drop lane)")
-        if wl.n * wl.h * wl.w * wl.c > LANE_MAX_INPUT_ELEMENTS:
-            out.append(f"lane: the input has {wl.n * wl.h * wl.w * wl.c} elements, more than "
-                       f"{LANE_MAX_INPUT_ELEMENTS} (its copies use 32-bit offsets): split the "
-                       "batch into calls of fewer images")
         if self != KernelConfig.lane_config(self.tb_n, self.tb_k, self.groups, self.k_split,
                                             self.stages, self.wgmma, self.tap_split):
             out.append(f"lane takes tb_m={LANE_TILES}, frag {'x'.join(map(str, LANE_FRAGMENT))}, "
