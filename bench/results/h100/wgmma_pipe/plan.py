@@ -8,12 +8,11 @@ template:
 import sys
 from pathlib import Path
 
-from wino_tvm.config import KNOWN_DEVICES
+from wino_tvm.config import KNOWN_DEVICES, KernelConfig
 from wino_tvm.suites import BENCH_WORKLOADS, TUNING_LOG
-from wino_tvm.config import KernelConfig
 from wino_tvm.tune.best import latest, matching
-from wino_tvm.tune.records import read_records
 from wino_tvm.tune.builder import build_plan
+from wino_tvm.tune.records import read_records
 from wino_tvm.tune.space import Candidate
 from wino_tvm.workload import Conv2dWorkload
 
