@@ -428,6 +428,10 @@ __device__ __forceinline__ void stage_chunk(half* buffer, const half* __restrict
     const half* src = x + (((long long)o.x * kH + iy0) * kW + ix0) * kC + chunk * kChunkC +
                       piece * 8;
     const uint32_t dst = (uint32_t)__cvta_generic_to_shared(buffer + col0 * kPix + piece * 8);
+    // Whether the thread has a column in pass k (the last pass may cover fewer than all).
+    const auto in_pass = [&](int k) {
+      return (k + 1) * kColsPerPass <= kPatchCols || col0 + k * kColsPerPass < kPatchCols;
+    };
     // wgmma kernels: where the whole patch lies inside the image (all but the border's tile
     // groups), no bounds tests, so the copies' addresses are the bases plus constants, which
     // fold into the instructions' offsets (with the tests each copy took about 20
@@ -439,7 +443,7 @@ __device__ __forceinline__ void stage_chunk(half* buffer, const half* __restrict
         2 * o.z - 1 + kPatchCols <= kW) {
 #pragma unroll
       for (int k = 0; k < kPasses; ++k)
-        if ((k + 1) * kColsPerPass <= kPatchCols || col0 + k * kColsPerPass < kPatchCols)
+        if (in_pass(k))
 #pragma unroll
           for (int r = 0; r < kPatchRows; ++r)
             cp_async_16(dst + 2u * (uint32_t)((r * kPatchCols + k * kColsPerPass) * kPix),
@@ -450,8 +454,7 @@ __device__ __forceinline__ void stage_chunk(half* buffer, const half* __restrict
         const bool row_inside = (unsigned)(iy0 + r) < (unsigned)kH;
 #pragma unroll
         for (int k = 0; k < kPasses; ++k) {
-          if ((k + 1) * kColsPerPass > kPatchCols && col0 + k * kColsPerPass >= kPatchCols)
-            continue;
+          if (!in_pass(k)) continue;
           const bool inside = row_inside && (unsigned)(ix0 + k * kColsPerPass) < (unsigned)kW;
           const half* from = inside ? src + ((long long)r * kW + k * kColsPerPass) * kC : x;
           cp_async_16(dst + 2u * (uint32_t)((r * kPatchCols + k * kColsPerPass) * kPix), from,
