@@ -574,7 +574,7 @@ __device__ __forceinline__ void store_rows(const Pair (&out)[kRowsOut][2][kNB], 
 // partial rows through shared memory, one tile at a time.
 struct Exchange {
   uint32_t* mine[2];          // per tile: this warp's words for the other half
-  const uint32_t* theirs[2];  // the other half's (warp ^ 1)
+  const uint32_t* theirs[2];  // the other half's (partner_warp in forward)
 };
 
 __device__ __forceinline__ void otrans_store(const Acc (&acc)[kTaps][kNB][kAccRegs], int3 o, int g,
@@ -608,6 +608,7 @@ __device__ __forceinline__ void otrans_store(const Acc (&acc)[kTaps][kNB][kAccRe
   } else {
     Pair keep[2][1][2][kNB];  // [tile][the output row][col][j]: rows 0 + 1 of the warp's taps
     uint32_t words[2][kTileWords];
+    constexpr int kPairWords = kAccRegs / 2;  // a Pair's 32-bit words
 #pragma unroll
     for (int tile = 0; tile < 2; ++tile)
 #pragma unroll
@@ -620,7 +621,6 @@ __device__ __forceinline__ void otrans_store(const Acc (&acc)[kTaps][kNB][kAccRe
         keep[tile][0][0][j] = add(sum0, sum1);
         keep[tile][0][1][j] = add(dif0, dif1);
         // half 0 sends its tap row 1, half 1 its tap row 0 (the other's row 2)
-        constexpr int kPairWords = kAccRegs / 2;
         put(words[tile] + (0 * kNB + j) * kPairWords, half_index == 0 ? sum1 : sum0);
         put(words[tile] + (1 * kNB + j) * kPairWords, half_index == 0 ? dif1 : dif0);
       }
@@ -646,7 +646,7 @@ __device__ __forceinline__ void otrans_store(const Acc (&acc)[kTaps][kNB][kAccRe
 #pragma unroll
         for (int j = 0; j < kNB; ++j) {
           Pair other;
-          get(words[tile] + (b * kNB + j) * (kAccRegs / 2), other);
+          get(words[tile] + (b * kNB + j) * kPairWords, other);
           keep[tile][0][b][j] = signed_add(rows.sign, keep[tile][0][b][j], other);
         }
       store_rows<1>(keep[tile], o.x, 2 * (o.y + tile) + half_index, 2 * (o.z + g), channel,
