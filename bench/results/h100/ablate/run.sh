@@ -8,12 +8,14 @@ set -u
 O=$1
 W=$O/$2
 mkdir -p $W
-tar xzf .gpu/ablate.tar.gz -C .gpu
-P=.gpu/ablate
+T=ablate; VARIANTS="1 2 3 5"
+[ "${3:-}" = copies ] && T=ablate2 && VARIANTS="3 4 6"
+tar xzf .gpu/$T.tar.gz -C .gpu
+P=.gpu/$T
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv > $W/env.txt
 for d in $P/a0-*/; do
   rest=$(basename $d); rest=${rest#a0-}
-  for v in 1 2 3 5; do
+  for v in $VARIANTS; do
     cp -r $d $P/a$v-$rest
     sed -i "s/constexpr int kAblate = 0;/constexpr int kAblate = $v;/" $P/a$v-$rest/program.cu
   done
