@@ -407,90 +407,60 @@ __device__ __forceinline__ int3 group_origin(int group) {
   return make_int3(n, (rest / kGroupCols) * 2, (rest % kGroupCols) * 8);
 }
 
-// A thread's copies of a tile group's input patch: 16-byte piece tid % kCopyPieces of columns
-// tid / kCopyPieces + k kCopyCols (pass k) of every row.
-constexpr int kCopyPieces = kChunkC / 8;
-constexpr int kCopyCols = kGroupWarps * 32 / kCopyPieces;
-constexpr int kCopyPasses = (kPatchCols + kCopyCols - 1) / kCopyCols;
-static_assert(kGroupWarps * 32 % kCopyPieces == 0, "lane layout: a pass copies whole pixels");
-
-// Every chunk of a tile group copies the same pixels, so a thread's addresses and bounds tests
-// are worked out once per tile group, not per chunk: with the tests in every chunk, the copies
-// of a border group took about 220 instructions per chunk, and taking the copies out ran the
-// picks 1.12x-1.35x faster (bench/results/h100/ablate/).
-struct PatchCopies {
-  const half* image;  // the group's image in x, at the thread's piece
-  int offset;         // halves from image to the thread's first pixel (row 0, pass 0)
-  uint32_t inside;    // bit r kCopyPasses + k: row r, pass k's pixel inside the image
-  bool interior;      // the whole patch inside the image
-  bool valid;         // a tile group at all
-};
-static_assert(kPatchRows * kCopyPasses <= 32, "lane layout: a copy mask bit per row and pass");
-
-// Whether the thread has a column in pass k (the last pass may cover fewer than all).
-__device__ __forceinline__ bool in_pass(int k, int tid) {
-  return (k + 1) * kCopyCols <= kPatchCols || tid / kCopyPieces + k * kCopyCols < kPatchCols;
-}
-
-__device__ __forceinline__ PatchCopies patch_copies(const half* __restrict__ x, int group,
-                                                    int tid) {
-  const int3 o = group_origin(group);
-  const int iy0 = 2 * o.y - 1, ix0 = 2 * o.z - 1 + tid / kCopyPieces;
-  PatchCopies c;
-  c.image = x + (long long)o.x * kH * kW * kC + tid % kCopyPieces * 8;
-  c.offset = (iy0 * kW + ix0) * kC;
-  c.inside = 0;
-#pragma unroll
-  for (int r = 0; r < kPatchRows; ++r)
-#pragma unroll
-    for (int k = 0; k < kCopyPasses; ++k)
-      if ((unsigned)(iy0 + r) < (unsigned)kH && (unsigned)(ix0 + k * kCopyCols) < (unsigned)kW)
-        c.inside |= 1u << (r * kCopyPasses + k);
-  c.interior = o.y > 0 && o.z > 0 && iy0 + kPatchRows <= kH && 2 * o.z - 1 + kPatchCols <= kW;
-  c.valid = group < kTileGroups;
-  return c;
-}
-
 // cp.async of 16 bytes, `bytes` of them read (the rest zero-filled).
 __device__ __forceinline__ void cp_async_16(uint32_t dst, const half* src, int bytes = 16) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(bytes));
 }
 
-// cp.async of channel chunk `chunk` of a tile group's input patch (copies: patch_copies), zero
-// outside the image; one commit group, empty where there is no tile group (the wait counts
-// stay uniform).
-__device__ __forceinline__ void stage_chunk(half* buffer, const PatchCopies& copies, int chunk,
-                                            int tid) {
-  if (copies.valid) {
-    const half* src = copies.image + chunk * kChunkC;
-    const uint32_t dst = (uint32_t)__cvta_generic_to_shared(
-        buffer + tid / kCopyPieces * kPix + tid % kCopyPieces * 8);
-    // wgmma kernels, interior groups: no bounds tests, so the copies' addresses are one base
-    // plus constants, which fold into the instructions' offsets. A pass that only some threads
-    // copy is one branch around all its rows. Not for mma.sync: there the copies, no longer
-    // spaced out by their address arithmetic, fill the MIO queue in front of the channel
-    // steps' ldmatrix and LDS (0.93-0.97x, bench/results/h100/stage_fast/).
-    if (kWgmma && copies.interior) {
-      const half* at = src + copies.offset;
+// cp.async of channel chunk `chunk` of a tile group's input patch, zero-filled outside the
+// image; one commit group, empty when `valid` is false (the wait counts stay uniform). Thread
+// tid copies 16-byte piece tid % kPieces of columns tid / kPieces + kColsPerPass k of every
+// row.
+__device__ __forceinline__ void stage_chunk(half* buffer, const half* __restrict__ x, int3 o,
+                                            int chunk, bool valid, int tid) {
+  constexpr int kPieces = kChunkC / 8, kGroupThreads = kGroupWarps * 32;
+  constexpr int kColsPerPass = kGroupThreads / kPieces;
+  constexpr int kPasses = (kPatchCols + kColsPerPass - 1) / kColsPerPass;
+  static_assert(kGroupThreads % kPieces == 0, "lane layout: a pass copies whole pixels");
+  if (valid) {
+    const int piece = tid % kPieces, col0 = tid / kPieces;
+    const int iy0 = 2 * o.y - 1, ix0 = 2 * o.z - 1 + col0;
+    const half* src = x + (((long long)o.x * kH + iy0) * kW + ix0) * kC + chunk * kChunkC +
+                      piece * 8;
+    const uint32_t dst = (uint32_t)__cvta_generic_to_shared(buffer + col0 * kPix + piece * 8);
+    // Whether the thread has a column in pass k (the last pass may cover fewer than all).
+    const auto in_pass = [&](int k) {
+      return (k + 1) * kColsPerPass <= kPatchCols || col0 + k * kColsPerPass < kPatchCols;
+    };
+    // wgmma kernels: where the whole patch lies inside the image (all but the border's tile
+    // groups), no bounds tests, so the copies' addresses are the bases plus constants, which
+    // fold into the instructions' offsets (with the tests each copy took about 20
+    // instructions). A pass that only some threads copy is one branch around all its rows.
+    // Not for mma.sync: there the copies, no longer spaced out by their address arithmetic,
+    // fill the MIO queue in front of the channel steps' ldmatrix and LDS (0.93-0.97x,
+    // bench/results/h100/stage_fast/).
+    if (kWgmma && o.y > 0 && o.z > 0 && iy0 + kPatchRows <= kH &&
+        2 * o.z - 1 + kPatchCols <= kW) {
 #pragma unroll
-      for (int k = 0; k < kCopyPasses; ++k)
-        if (in_pass(k, tid))
+      for (int k = 0; k < kPasses; ++k)
+        if (in_pass(k))
 #pragma unroll
           for (int r = 0; r < kPatchRows; ++r)
-            cp_async_16(dst + 2u * (uint32_t)((r * kPatchCols + k * kCopyCols) * kPix),
-                        at + ((long long)r * kW + k * kCopyCols) * kC);
+            cp_async_16(dst + 2u * (uint32_t)((r * kPatchCols + k * kColsPerPass) * kPix),
+                        src + ((long long)r * kW + k * kColsPerPass) * kC);
     } else {
 #pragma unroll
-      for (int r = 0; r < kPatchRows; ++r)
+      for (int r = 0; r < kPatchRows; ++r) {
+        const bool row_inside = (unsigned)(iy0 + r) < (unsigned)kH;
 #pragma unroll
-        for (int k = 0; k < kCopyPasses; ++k)
-          if (in_pass(k, tid)) {
-            // Outside the image: no bytes read, from x's group image itself (a valid address).
-            const bool inside = copies.inside >> (r * kCopyPasses + k) & 1u;
-            cp_async_16(dst + 2u * (uint32_t)((r * kPatchCols + k * kCopyCols) * kPix),
-                        src + (inside ? copies.offset + (r * kW + k * kCopyCols) * kC : 0),
-                        inside ? 16 : 0);
-          }
+        for (int k = 0; k < kPasses; ++k) {
+          if (!in_pass(k)) continue;
+          const bool inside = row_inside && (unsigned)(ix0 + k * kColsPerPass) < (unsigned)kW;
+          const half* from = inside ? src + ((long long)r * kW + k * kColsPerPass) * kC : x;
+          cp_async_16(dst + 2u * (uint32_t)((r * kPatchCols + k * kColsPerPass) * kPix), from,
+                      inside ? 16 : 0);
+        }
+      }
     }
   }
   asm volatile("cp.async.commit_group;");
@@ -767,11 +737,11 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
   // i % kChunks of tile group first + (i / kChunks) * stride, in buffer i % kStages.
   const int stride = gridDim.x * kGroups;
   int tile_group = blockIdx.x * kGroups + group;
-  PatchCopies copies;  // of the tile group whose chunks are being staged
 #pragma unroll
   for (int i = 0; i < kStages - 1; ++i) {
-    if (i % kChunks == 0) copies = patch_copies(x, tile_group + i / kChunks * stride, tid);
-    stage_chunk(patch + i * kPatchHalves, copies, i % kChunks, tid);
+    const int ahead = tile_group + i / kChunks * stride;
+    stage_chunk(patch + i * kPatchHalves, x, group_origin(ahead), i % kChunks,
+                ahead < kTileGroups, tid);
   }
   __syncthreads();  // U staged
 
@@ -794,11 +764,10 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
 #pragma unroll kChunkUnroll
     for (int chunk = 0; chunk < kChunks; ++chunk) {
       wait_oldest_chunk(group);
-      // The item kStages - 1 ahead goes to the buffer the group's previous item used; its
-      // first chunk starts a tile group's copies.
-      const int item = chunk + kStages - 1;
-      if (item % kChunks == 0) copies = patch_copies(x, tile_group + item / kChunks * stride, tid);
-      stage_chunk(patch + ring_previous(buffer) * kPatchHalves, copies, item % kChunks, tid);
+      // The item kStages - 1 ahead goes to the buffer the group's previous item used.
+      const int ahead = tile_group + (chunk + kStages - 1) / kChunks * stride;
+      stage_chunk(patch + ring_previous(buffer) * kPatchHalves, x, group_origin(ahead),
+                  (chunk + kStages - 1) % kChunks, ahead < kTileGroups, tid);
       if constexpr (kWgmma) {
         // With one warp per tile group the descriptors are uniform (uniform registers, one
         // UIADD3 each). With more they are not: opaque per chunk, else nvcc hoists every
