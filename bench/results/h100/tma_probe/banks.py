@@ -21,9 +21,13 @@ def layout(tbk, pitch_bytes, mode):
     return addr
 
 for tbk in (16, 32, 64):
-    for name, pitch, mode in (("padded +16 B (today)", tbk * 2 + 16, 0), ("dense", tbk * 2, 0),
-                              ("dense swizzle 32B", tbk * 2, 32), ("dense swizzle 64B", tbk * 2, 64),
-                              ("dense swizzle 128B", tbk * 2, 128)):
+    # A swizzled TMA box pads each pixel to the swizzle span (tma_probe run 1); a box of
+    # tb_k + 8 channels has the kernel's padded pitch.
+    for name, pitch, mode in (("pitch +16 B: today, or a TMA box of tb_k + 8", tbk * 2 + 16, 0),
+                              ("dense TMA box", tbk * 2, 0),
+                              ("TMA swizzle 32B (pitch 32)", 32, 32),
+                              ("TMA swizzle 64B (pitch 64)", 64, 64),
+                              ("TMA swizzle 128B (pitch 128)", 128, 128)):
         if mode and tbk * 2 > mode: continue
         a = layout(tbk, pitch, mode)
         worst = 0
@@ -32,4 +36,4 @@ for tbk in (16, 32, 64):
                 for s in range(tbk // 16):
                     addrs = [a(row, 2 * g + j, 16 * s + 4 * q) for g in range(8) for q in range(4)]
                     worst = max(worst, wavefronts(addrs))
-        print(f"tbk {tbk:2d} {name:22s} worst wavefronts per LDS.64: {worst} (ideal 2)")
+        print(f"tbk {tbk:2d} {name:46s} worst wavefronts per LDS.64: {worst} (ideal 2)")
