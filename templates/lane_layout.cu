@@ -21,6 +21,10 @@
 // one tile at a time (each warp finishes one output row of its tiles). With kWgmma the halves
 // are two warpgroups.
 //
+// With kTma (sm_90a) one thread of a tile group stages each chunk with one TMA copy of a 6 x 18 x
+// (kChunkC + 8) box of x, zero outside the image, in the same padded layout (the 8 extra
+// channels are the pad), completing on the buffer's mbarrier: no per-thread cp.async.
+//
 // With kWgmma (sm_90a) a warpgroup's four warps take four tile groups of one channel slice, and
 // each tap's MMA is one wgmma m64nNk16: A from the lanes' registers as above, B (U) read by the
 // tensor cores from shared memory in core-matrix order, once per warpgroup instead of once per
@@ -35,7 +39,16 @@
 //   64-byte (32-byte) runs of the pixel: with kNB = 8 a lane's 16 channels in one run took two
 //   half-sector stores each (twice the store sectors, bench/results/h100/tap_split/run5).
 {{NEEDS_ARCH}}
+#define WINO_LANE_TMA {{TMA}}  // 1: TMA patch copies (a tensor map of x per launch)
 #include <cuda_fp16.h>
+#if WINO_LANE_TMA
+#include <cuda.h>
+#include <cudaTypedefs.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#endif
 
 #include <cstdint>
 #include <type_traits>
@@ -52,6 +65,7 @@ constexpr int kChunkC = {{CHUNK_C}};  // input channels per staged patch chunk (
 constexpr int kStages = {{STAGES}};   // patch buffers per tile group (stages)
 constexpr bool kF32Acc = {{F32_ACC}};
 constexpr bool kWgmma = {{WGMMA}};    // wgmma (sm_90a) instead of mma.sync
+constexpr bool kTma = WINO_LANE_TMA;  // TMA (sm_90a) instead of cp.async for the patches
 constexpr bool kBias = {{BIAS}}, kResidual = {{RESIDUAL}}, kRelu = {{RELU}};
 
 constexpr int kNB = kWarpK / 8;                 // n8 blocks per warp
@@ -71,7 +85,10 @@ constexpr int kStepsPerChunk = kChunkC / 16;    // MMA k steps per chunk
 constexpr int kChunkUnroll = kChunks <= 8 ? kChunks : 1;
 constexpr int kPatchRows = 6, kPatchCols = 18;  // a group's input: 2 x 8 tiles of 4 x 4
 constexpr int kPix = kChunkC + 8;               // patch pixel in halves: +16 B, conflict-free LDS.64
-constexpr int kPatchHalves = kPatchRows * kPatchCols * kPix;
+constexpr int kBoxHalves = kPatchRows * kPatchCols * kPix;  // a chunk's patch (a TMA box)
+// TMA: buffers on 128-byte boundaries (the copy's destination), an 8-byte mbarrier each at the end.
+constexpr int kPatchHalves = kTma ? (kBoxHalves + 63) / 64 * 64 : kBoxHalves;
+constexpr int kBarrierBytes = kTma ? 8 * kGroups * kStages : 0;
 // Tap split: per tile, a warp's partial output row for the other warp (words [i][lane], 4 per
 // i). Tile 0's go to memory of their own; tile 1's to the patch buffer the group computed on
 // last, where it holds the group's (else beside tile 0's).
@@ -81,7 +98,8 @@ constexpr int kTileHalves = kTapSplit == 1 ? 0 : 2 * 32 * kTileWords;  // per wa
 constexpr bool kExchangeInPatch = kTapSplit == 2 && kGroupWarps * kTileHalves <= kPatchHalves;
 constexpr int kOwnExchangeTiles = kTapSplit == 1 ? 0 : kExchangeInPatch ? 1 : 2;
 constexpr int kSmemBytes = 2 * (kUHalves + kGroups * kStages * kPatchHalves +
-                                kGroups * kGroupWarps * kOwnExchangeTiles * kTileHalves);
+                                kGroups * kGroupWarps * kOwnExchangeTiles * kTileHalves) +
+                           kBarrierBytes;
 constexpr int kTileRows = (kH + 1) / 2, kTileCols = (kW + 1) / 2;
 constexpr int kGroupRows = (kTileRows + 1) / 2, kGroupCols = (kTileCols + 7) / 8;
 constexpr int kTileGroups = kN * kGroupRows * kGroupCols;
@@ -102,8 +120,8 @@ static_assert(kThreads <= 1024, "lane layout: at most 32 warps per block");
 static_assert(!kWgmma || kGroups % 4 == 0,
               "lane layout: wgmma takes warpgroups of four tile groups of one channel slice");
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
-static_assert(!kWgmma, "lane layout: wgmma kernels need sm_90a "
-                       "(-gencode=arch=compute_90a,code=sm_90a)");
+static_assert(!kWgmma && !kTma, "lane layout: wgmma and TMA kernels need sm_90a "
+                                "(-gencode=arch=compute_90a,code=sm_90a)");
 #endif
 static_assert(kSmemBytes == {{SMEM_BYTES}}, "lane layout: wino_tvm.config disagrees on shared memory");
 static_assert(kSmemBytes <= 227 * 1024, "lane layout: U and the patches exceed 227 KB");
@@ -412,6 +430,40 @@ __device__ __forceinline__ void cp_async_16(uint32_t dst, const half* src, int b
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(bytes));
 }
 
+// TMA: channel chunk `chunk` of a tile group's patch into buffer, by one thread, completing on
+// bar (x_map: x as [N][H][W][C], boxes of 1 x 6 x 18 x (kChunkC + 8), zero outside the image).
+// No tile group: a plain arrival, so that the buffer's phase completes all the same.
+__device__ __forceinline__ void tma_stage(half* buffer, uint64_t* bar, const void* x_map, int3 o,
+                                          int chunk, bool valid) {
+#ifdef __CUDA_ARCH_FEAT_SM90_ALL
+  const uint32_t bar_at = (uint32_t)__cvta_generic_to_shared(bar);
+  if (valid) {
+    // The buffer's last reads and writes (generic proxy) came before the group's barrier.
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar_at),
+                 "r"(2 * kBoxHalves) : "memory");
+    asm volatile(
+        "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+        "[%0], [%1, {%2, %3, %4, %5}], [%6];" ::"r"((uint32_t)__cvta_generic_to_shared(buffer)),
+        "l"(x_map), "r"(chunk * kChunkC), "r"(2 * o.z - 1), "r"(2 * o.y - 1), "r"(o.x),
+        "r"(bar_at) : "memory");
+  } else {
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar_at) : "memory");
+  }
+#endif
+}
+
+// TMA: wait for phase `parity` of bar (the buffer's copy has landed).
+__device__ __forceinline__ void tma_wait(uint64_t* bar, uint32_t parity) {
+#ifdef __CUDA_ARCH_FEAT_SM90_ALL
+  const uint32_t bar_at = (uint32_t)__cvta_generic_to_shared(bar);
+  uint32_t done = 0;
+  while (!done)
+    asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                 "selp.u32 %0, 1, 0, p;\n}" : "=r"(done) : "r"(bar_at), "r"(parity) : "memory");
+#endif
+}
+
 // cp.async of channel chunk `chunk` of a tile group's input patch, zero-filled outside the
 // image; one commit group, empty when `valid` is false (the wait counts stay uniform). Thread
 // tid copies 16-byte piece tid % kPieces of columns tid / kPieces + kColsPerPass k of every
@@ -664,7 +716,8 @@ __device__ __forceinline__ void otrans_store(const Acc (&acc)[kTaps][kNB][kAccRe
   }
 }
 
-__device__ __forceinline__ void forward(const half* __restrict__ x, const half* __restrict__ U,
+__device__ __forceinline__ void forward(const void* x_map, const half* __restrict__ x,
+                                        const half* __restrict__ U,
                                         const half* __restrict__ bias,
                                         const half* __restrict__ residual, half* __restrict__ y) {
   extern __shared__ __align__(16) unsigned char smem[];
@@ -723,6 +776,15 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
                           : make_float2(0.f, 0.f);
 
   half* patch = Us + kUHalves + group * kStages * kPatchHalves;
+  // TMA: the group's mbarriers, one per buffer, initialised by the thread that issues its copies.
+  uint64_t* bars = reinterpret_cast<uint64_t*>(smem + kSmemBytes - kBarrierBytes) + group * kStages;
+  const bool elected = tid == 0;
+  if (kTma && elected) {
+    for (int b = 0; b < kStages; ++b)
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(
+          (uint32_t)__cvta_generic_to_shared(bars + b)));
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
   const half* xb = patch + 2 * g * kPix + 4 * q;
   const PatchRows rows = patch_rows(half_index);
   // Tap split: the exchange's own memory, [warp][tile], after the patches.
@@ -740,12 +802,19 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
 #pragma unroll
   for (int i = 0; i < kStages - 1; ++i) {
     const int ahead = tile_group + i / kChunks * stride;
-    stage_chunk(patch + i * kPatchHalves, x, group_origin(ahead), i % kChunks,
-                ahead < kTileGroups, tid);
+    if constexpr (kTma) {
+      if (elected)
+        tma_stage(patch + i * kPatchHalves, bars + i, x_map, group_origin(ahead), i % kChunks,
+                  ahead < kTileGroups);
+    } else {
+      stage_chunk(patch + i * kPatchHalves, x, group_origin(ahead), i % kChunks,
+                  ahead < kTileGroups, tid);
+    }
   }
   __syncthreads();  // U staged
 
-  int buffer = 0;  // of the item about to be computed
+  int buffer = 0;      // of the item about to be computed
+  uint32_t phase = 0;  // TMA: bit b, the parity of buffer b's next completion
   // wgmma: the warpgroup's four tile groups run the same trips (its MMAs are collective), and
   // those past the last tile group compute on stale data without storing it.
   for (; (kWgmma ? tile_group - rank : tile_group) < kTileGroups; tile_group += stride) {
@@ -763,11 +832,22 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
     }
 #pragma unroll kChunkUnroll
     for (int chunk = 0; chunk < kChunks; ++chunk) {
-      wait_oldest_chunk(group);
       // The item kStages - 1 ahead goes to the buffer the group's previous item used.
       const int ahead = tile_group + (chunk + kStages - 1) / kChunks * stride;
-      stage_chunk(patch + ring_previous(buffer) * kPatchHalves, x, group_origin(ahead),
-                  (chunk + kStages - 1) % kChunks, ahead < kTileGroups, tid);
+      if constexpr (kTma) {
+        // The group is done with that buffer; then this item's copy must have landed.
+        group_barrier(group);
+        if (elected)
+          tma_stage(patch + ring_previous(buffer) * kPatchHalves, bars + ring_previous(buffer),
+                    x_map, group_origin(ahead), (chunk + kStages - 1) % kChunks,
+                    ahead < kTileGroups);
+        tma_wait(bars + buffer, phase >> buffer & 1u);
+        phase ^= 1u << buffer;
+      } else {
+        wait_oldest_chunk(group);
+        stage_chunk(patch + ring_previous(buffer) * kPatchHalves, x, group_origin(ahead),
+                    (chunk + kStages - 1) % kChunks, ahead < kTileGroups, tid);
+      }
       if constexpr (kWgmma) {
         // With one warp per tile group the descriptors are uniform (uniform registers, one
         // UIADD3 each). With more they are not: opaque per chunk, else nvcc hoists every
@@ -831,5 +911,48 @@ __global__ void wino_lane_ktrans(const half* __restrict__ w, half* __restrict__ 
 
 __global__ void __launch_bounds__(wino_lane::kThreads, 1)
     wino_lane_forward({{FORWARD_PARAMS}}) {
-  wino_lane::forward(x, U, {{BIAS_ARG}}, {{RESIDUAL_ARG}}, y);
+  wino_lane::forward({{X_MAP_ARG}}, x, U, {{BIAS_ARG}}, {{RESIDUAL_ARG}}, y);
 }
+#if WINO_LANE_TMA
+
+// x's tensor map for the patch copies, per x pointer: built once through the driver's
+// cuTensorMapEncodeTiled (nothing links libcuda) and cached for the few x the caller rotates.
+static CUtensorMap wino_lane_x_map(const void* x) {
+  using namespace wino_lane;
+  constexpr int kCached = 64;
+  static std::mutex lock;  // library callers may launch from several threads
+  const std::lock_guard<std::mutex> guard(lock);
+  static const void* pointers[kCached];
+  static CUtensorMap maps[kCached];
+  static int count = 0;
+  for (int i = 0; i < count; ++i)
+    if (pointers[i] == x) return maps[i];
+  static PFN_cuTensorMapEncodeTiled_v12000 encode = nullptr;
+  if (!encode) {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult found;
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault,
+                                         &found) != cudaSuccess ||
+        found != cudaDriverEntryPointSuccess) {
+      fprintf(stderr, "error: the CUDA driver has no cuTensorMapEncodeTiled (TMA lane kernels "
+                      "need CUDA 12 drivers): build without tma\n");
+      exit(1);
+    }
+    encode = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
+  }
+  CUtensorMap map;
+  const cuuint64_t dims[4] = {kC, kW, kH, kN};
+  const cuuint64_t strides[3] = {2ull * kC, 2ull * kW * kC, 2ull * kH * kW * kC};
+  const cuuint32_t box[4] = {kChunkC + 8, kPatchCols, kPatchRows, 1}, steps[4] = {1, 1, 1, 1};
+  const CUresult result = encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 4, const_cast<void*>(x),
+                                 dims, strides, box, steps, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                 CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (result != CUDA_SUCCESS) {
+    fprintf(stderr, "error: cuTensorMapEncodeTiled for x failed (CUresult %d)\n", (int)result);
+    exit(1);
+  }
+  if (count < kCached) pointers[count] = x, maps[count++] = map;
+  return map;
+}
+#endif

@@ -163,6 +163,15 @@ def test_launch_text() -> None:
     assert "copy_weights<<<dim3(18, 1, 1), dim3(256, 1, 1), 0, stream>>>(w, wt);" in body
 
 
+def test_helper_argument_passes_through() -> None:
+    # e.g. the lane kernel's TMA tensor map of x, built on the host per call
+    source = kernels_source("fp16") + "\nstatic int x_map(const void* x) { return x != nullptr; }\n"
+    launch = Launch("direct_conv", (16, 1, 1), (256, 1, 1), 0, ("x_map(x)", "x", "wt", "y"))
+    text = render_harness(make_spec(kernels_source=source, forward_launches=(launch,)))
+    assert ("direct_conv<<<dim3(16, 1, 1), dim3(256, 1, 1), 0, stream>>>(x_map(x), x, wt, y);"
+            in text)
+
+
 def test_persistent_launch_text() -> None:
     text = render_harness(make_spec(persistent=True))
     body = text.split("static void forward(")[1].split("\n}\n")[0]
@@ -258,6 +267,22 @@ def test_launch_lists_become_tuples() -> None:
         (
             {"weight_launches": (Launch("copy_weights", (1, 1, 1), (1, 1, 1), 0, ("x", "wt")),)},
             r"weight_transform launch of copy_weights uses unknown buffers \['x'\]",
+        ),
+        (
+            # a host helper applied to a buffer (a TMA tensor map of x) must be defined
+            {"forward_launches": (Launch("direct_conv", (1, 1, 1), (1, 1, 1), 0,
+                                         ("x_map(x)", "x", "wt", "y")),)},
+            "helper x_map is not defined in kernels_source",
+        ),
+        (
+            {"forward_launches": (Launch("direct_conv", (1, 1, 1), (1, 1, 1), 0,
+                                         ("x + 1", "wt", "y")),)},
+            r"argument 'x \+ 1' is neither a buffer nor helper\(buffer\)",
+        ),
+        (
+            {"forward_launches": (Launch("direct_conv", (1, 1, 1), (1, 1, 1), 0,
+                                         ("copy_weights(bias)", "x", "wt", "y")),)},
+            r"unknown buffers \['copy_weights\(bias\)'\]",
         ),
     ],
 )

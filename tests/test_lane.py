@@ -26,8 +26,9 @@ ALL = ("bias", "residual", "relu")
 
 
 def lane_cfg(tb_n: int = 32, k_split: int = 2, groups: int = 4, tb_k: int = 32,
-             stages: int = 2, wgmma: bool = False, tap_split: int = 1) -> KernelConfig:
-    return KernelConfig.lane_config(tb_n, tb_k, groups, k_split, stages, wgmma, tap_split)
+             stages: int = 2, wgmma: bool = False, tap_split: int = 1,
+             tma: bool = False) -> KernelConfig:
+    return KernelConfig.lane_config(tb_n, tb_k, groups, k_split, stages, wgmma, tap_split, tma)
 
 
 def fp16(*shape: int, accum: str = "fp16", epilogue: tuple[str, ...] = ()) -> Conv2dWorkload:
@@ -46,6 +47,12 @@ def test_name_round_trips_and_lane_needs_pb() -> None:
     split = lane_cfg(64, 1, stages=3, tap_split=2)
     assert split.name(wl).endswith("-tbn64-tbk32-frag16x8x16-full-vec16-pad16-pb-lane-g4-st3-ts2")
     assert KernelConfig.parse(split.name(wl))[1] == split
+    tma = lane_cfg(64, 1, stages=3, wgmma=True, tap_split=2, tma=True)
+    assert tma.name(wl).endswith("-pb-lane-wg-tma-g4-st3-ts2")
+    assert KernelConfig.parse(tma.name(wl))[1] == tma
+    # TMA copies are the lane kernel's knob only
+    with pytest.raises(WinoError, match="not a wino-tvm config name"):
+        KernelConfig.parse("fp16-fp16-m2-tbm16-tbn32-tbk64-frag16x16x16-full-vec16-pad16-pb-tma")
     # the tap split is the lane kernel's knob only
     with pytest.raises(WinoError, match="not a wino-tvm config name"):
         KernelConfig.parse("fp16-fp16-m2-tbm16-tbn32-tbk64-frag16x16x16-full-vec16-pad16-pb-ts2")
@@ -83,6 +90,8 @@ def test_name_round_trips_and_lane_needs_pb() -> None:
      "groups=6 must be a multiple of 4"),
     (fp16(1, 56, 56, 64, 64), KernelConfig(16, 32, 64, fusion="full", wgmma=True),
      "wgmma: a knob of the lane kernel only"),
+    (fp16(1, 56, 56, 64, 64), KernelConfig(16, 32, 64, fusion="full", tma=True),
+     "tma: a knob of the lane kernel only"),
     (fp16(1, 56, 56, 64, 64), KernelConfig(16, 32, 64, fusion="full", tap_split=2),
      "tap_split=2: a knob of the lane kernel only"),
     (fp16(1, 56, 56, 64, 64), lane_cfg(64, 1, tap_split=4), "tap_split=4 warps per channel slice"),
@@ -104,6 +113,9 @@ def test_problems_name_the_fix(wl: Conv2dWorkload, cfg: KernelConfig, message: s
       "--stages", "5"], "stages=5 patch buffers per tile group"),
     (["--dtype", "fp16", "--wgmma"], "--wgmma is a knob of the lane kernel"),
     (["--dtype", "fp16", "--tap-split", "2"], "--tap-split is a knob of the lane kernel"),
+    (["--dtype", "fp16", "--tma"], "--tma is a knob of the lane kernel"),
+    (["--dtype", "fp16", "--accum", "fp16", "--m", "2", "--lane", "--tb-n", "32", "--tma",
+      "--arch", "sm_80"], "--tma runs on sm_90 GPUs (H100, H200), not sm_80"),
     (["--dtype", "fp16", "--accum", "fp16", "--m", "2", "--lane", "--tb-n", "32",
       "--tap-split", "3"], "tap_split=3 warps per channel slice"),
     (["--dtype", "fp16", "--accum", "fp16", "--m", "2", "--lane", "--tb-n", "32", "--wgmma",
@@ -200,6 +212,17 @@ VARIANTS = {
     "fp32_w32_tap_split_wgmma_epilogue_ragged": (fp16(3, 7, 9, 64, 64, accum="fp32",
                                                       epilogue=ALL),
                                                  lane_cfg(32, 1, 4, 32, 2, True, 2)),
+    # TMA copies: the 448²-960² pick's shape (interior and border groups), mma.sync with the
+    # epilogue on ragged images (boxes past every edge), the last chunk's box past C, a rolled
+    # chunk loop with K blocks, and warpgroups past the last tile group
+    "fp16_w64_tap_split_wgmma_tma": (fp16(1, 64, 64, 64, 64),
+                                     lane_cfg(64, 1, 4, 32, 2, True, 2, tma=True)),
+    "fp32_w16_tma_epilogue_ragged": (fp16(3, 7, 9, 64, 64, accum="fp32", epilogue=ALL),
+                                     lane_cfg(16, 2, 2, 64, 3, tma=True)),
+    "fp16_c256_tma_rolled_kblocks": (fp16(2, 10, 12, 256, 64, epilogue=("bias",)),
+                                     lane_cfg(16, 1, 2, 16, 4, tma=True)),
+    "fp32_w32_tap_split_wgmma_tma_ragged": (fp16(3, 7, 9, 64, 64, accum="fp32", epilogue=ALL),
+                                            lane_cfg(32, 1, 4, 64, 2, True, 2, tma=True)),
 }
 
 
@@ -226,8 +249,9 @@ def artifacts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 @needs_nvcc
 def test_every_variant_compiles_without_spills(artifacts: dict[str, Path]) -> None:
     def check(name: str) -> dict[str, list[str]]:
-        # wgmma needs sm_90a: compile_check takes it for the sm_90 GPU
-        archs = ("sm_90",) if VARIANTS[name][1].wgmma else ("sm_80", "sm_90")
+        # wgmma and TMA need sm_90a: compile_check takes it for the sm_90 GPU
+        cfg = VARIANTS[name][1]
+        archs = ("sm_90",) if cfg.wgmma or cfg.tma else ("sm_80", "sm_90")
         return compile_check(artifacts[name], archs=archs)
 
     with ThreadPoolExecutor(2) as pool:
@@ -243,17 +267,20 @@ def test_every_variant_compiles_without_spills(artifacts: dict[str, Path]) -> No
             # ptxas fences wgmmas itself where registers change between them (slow)
             assert "warpgroup.arrive is injected" not in "\n".join(lines), name
             assert "serialized" not in "\n".join(lines), name
-        assert list(report) == (["sm_90a"] if VARIANTS[name][1].wgmma else ["sm_80", "sm_90"])
+        sm90a = VARIANTS[name][1].wgmma or VARIANTS[name][1].tma
+        assert list(report) == (["sm_90a"] if sm90a else ["sm_80", "sm_90"])
 
 
 @pytest.mark.nvcc
 @needs_nvcc
 def test_wgmma_library_compiles_for_sm_90a(tmp_path: Path) -> None:
     # The shared library takes the program's arch-specific target too (else wgmma fails there).
-    wl, cfg = VARIANTS["fp16_w32_wgmma"]
-    spec = workload_spec(wl, cfg.fusion, cfg.name(wl), "test", lane_kernels(wl, cfg))
-    write_artifact(spec, tmp_path, {KERNELS_FILE: spec.kernels_source})
-    assert compile_library(tmp_path, "sm_90").stat().st_size > 0
+    # TMA: the library builds x's tensor map per call too.
+    for name in ("fp16_w32_wgmma", "fp16_w64_tap_split_wgmma_tma"):
+        wl, cfg = VARIANTS[name]
+        spec = workload_spec(wl, cfg.fusion, cfg.name(wl), "test", lane_kernels(wl, cfg))
+        write_artifact(spec, tmp_path / name, {KERNELS_FILE: spec.kernels_source})
+        assert compile_library(tmp_path / name, "sm_90").stat().st_size > 0
 
 
 @pytest.fixture(scope="module")

@@ -95,6 +95,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--wgmma", action="store_true",
                    help="with --lane: wgmma instead of mma.sync (sm_90 GPUs, compiled for "
                         "sm_90a; --groups a multiple of 4; tuned)")
+    p.add_argument("--tma", action="store_true",
+                   help="with --lane: each input patch chunk staged by one TMA copy instead of "
+                        "per-thread cp.async (sm_90 GPUs, compiled for sm_90a; tuned)")
     p.add_argument("--arch", default="sm_90", choices=sorted(ARCH_DEVICE),
                    help="CUDA architecture to generate and compile for")
     p.add_argument("--out", type=Path, default=Path("artifacts/build"), help="artifact folder")
@@ -161,14 +164,17 @@ def _config(args: argparse.Namespace) -> tuple[Conv2dWorkload, KernelConfig]:
     if args.lane:
         cfg = cfg.with_(tb_m=LANE_TILES, frag_m=LANE_FRAGMENT[0], frag_n=LANE_FRAGMENT[1],
                         frag_k=LANE_FRAGMENT[2], fusion="full", persist=True, lane=True,
-                        stages=args.stages, wgmma=args.wgmma, tap_split=args.tap_split)
-    elif args.stages != 2 or args.wgmma or args.tap_split != 1:
-        flag = ("--stages" if args.stages != 2 else "--wgmma" if args.wgmma else "--tap-split")
+                        stages=args.stages, wgmma=args.wgmma, tap_split=args.tap_split,
+                        tma=args.tma)
+    elif args.stages != 2 or args.wgmma or args.tma or args.tap_split != 1:
+        flag = ("--stages" if args.stages != 2 else "--wgmma" if args.wgmma
+                else "--tma" if args.tma else "--tap-split")
         raise WinoError(f"{flag} is a knob of the lane kernel: add --lane or drop it")
-    wgmma_gpu = WGMMA_ARCH.removesuffix("a")  # the GPUs that run the arch-specific target
-    if cfg.wgmma and args.arch != wgmma_gpu:
-        raise WinoError(f"--wgmma runs on {wgmma_gpu} GPUs (H100, H200), not {args.arch}: drop "
-                        f"it or build with --arch {wgmma_gpu}")
+    sm90_gpu = WGMMA_ARCH.removesuffix("a")  # the GPUs that run the arch-specific target
+    for flag, on in (("--wgmma", cfg.wgmma), ("--tma", cfg.tma)):
+        if on and args.arch != sm90_gpu:
+            raise WinoError(f"{flag} runs on {sm90_gpu} GPUs (H100, H200), not {args.arch}: "
+                            f"drop it or build with --arch {sm90_gpu}")
     cfg.validate(wl, KNOWN_DEVICES[ARCH_DEVICE[args.arch]])
     return wl, cfg
 

@@ -99,8 +99,12 @@ LANE_CHUNK_CHANNELS = (16, 32, 64, 128)
 LANE_STAGES = (2, 3, 4)
 # wgmma lane kernels: a warpgroup (4 warps, M = 64 tiles) is 4 tile groups of one channel slice.
 LANE_WARPGROUP_GROUPS = 4
-# GPU code for wgmma needs the arch-specific target; it runs on sm_90 GPUs only.
+# GPU code for wgmma and TMA needs the arch-specific target; it runs on sm_90 GPUs only.
 WGMMA_ARCH = "sm_90a"
+# TMA lane kernels: patch buffers start on 128-byte boundaries (a cp.async.bulk.tensor
+# destination), and each has an 8-byte mbarrier.
+LANE_TMA_ALIGN = 128
+LANE_MBARRIER_BYTES = 8
 
 
 SHMEM_ALIGN = 128  # bytes; WMMA pointers need 32, and a warp group's slice starts a fresh line
@@ -165,14 +169,18 @@ class KernelConfig:
     # lane kernel: warps per channel slice of a tile group, each with 1 / tap_split of the tap
     # rows for tap_split x the channels (each tile's input transformed tap_split x less often)
     tap_split: int = 1
+    # lane kernel: each patch chunk staged by one TMA copy (sm_90a) instead of per-thread cp.async
+    tma: bool = False
 
     @classmethod
     def lane_config(cls, tb_n: int, tb_k: int, groups: int = 1, k_split: int = 1,
-                    stages: int = 2, wgmma: bool = False, tap_split: int = 1) -> KernelConfig:
+                    stages: int = 2, wgmma: bool = False, tap_split: int = 1,
+                    tma: bool = False) -> KernelConfig:
         """A lane-layout config: these knobs, the fixed ones (16 tiles per warp, the m16n8k16
         fragment, full fusion, persistent blocks) and the rest at their defaults."""
         return cls(LANE_TILES, tb_n, tb_k, *LANE_FRAGMENT, "full", persist=True, groups=groups,
-                   k_split=k_split, lane=True, stages=stages, wgmma=wgmma, tap_split=tap_split)
+                   k_split=k_split, lane=True, stages=stages, wgmma=wgmma, tap_split=tap_split,
+                   tma=tma)
 
     @property
     def fragment(self) -> tuple[int, int, int]:
@@ -196,6 +204,7 @@ class KernelConfig:
             *(["pb"] if self.persist else []),
             *(["lane"] if self.lane else []),
             *(["wg"] if self.wgmma else []),
+            *(["tma"] if self.tma else []),
             *(f"{prefix}{getattr(self, knob)}" for prefix, knob in COUNTED_TOKENS.items()
               if getattr(self, knob) != _DEFAULTS[knob]),
         ]
@@ -207,10 +216,12 @@ class KernelConfig:
         try:
             dtype, accum, m, tbm, tbn, tbk, frag, fusion, vec, pad = parts[:10]
             fm, fn, fk = (int(v) for v in frag.removeprefix("frag").split("x"))
-            # Optional tokens after the ten fixed ones: ul2, pb, lane, wg, then COUNTED_TOKENS
-            # (numbers other than the defaults); name() must give back the same text.
-            knobs: dict = {"u_smem": True, "persist": False, "lane": False, "wgmma": False}
-            flags = {"pb": "persist", "lane": "lane", "wg": "wgmma"}
+            # Optional tokens after the ten fixed ones: ul2, pb, lane, wg, tma, then
+            # COUNTED_TOKENS (numbers other than the defaults); name() must give back the same
+            # text.
+            knobs: dict = {"u_smem": True, "persist": False, "lane": False, "wgmma": False,
+                           "tma": False}
+            flags = {"pb": "persist", "lane": "lane", "wg": "wgmma", "tma": "tma"}
             for token in parts[10:]:
                 if token == "ul2":
                     knobs["u_smem"] = False
@@ -223,11 +234,11 @@ class KernelConfig:
                       int(tbk.removeprefix("tbk")), fm, fn, fk, fusion,
                       int(vec.removeprefix("vec")), int(pad.removeprefix("pad")), **knobs)
             # The grammar: g<N> or ks<N> (not both, but for lane) only after pb, pb not with ul2,
-            # lane only after pb, st<N>, ts<N> and wg only with lane.
+            # lane only after pb, st<N>, ts<N>, wg and tma only with lane.
             split = cfg.groups != 1 or cfg.k_split != 1
             if (cfg._tokens() != parts[3:] or (split and not cfg.persist)
                     or (cfg.groups != 1 and cfg.k_split != 1 and not cfg.lane)
-                    or ((cfg.stages != _DEFAULTS["stages"] or cfg.wgmma
+                    or ((cfg.stages != _DEFAULTS["stages"] or cfg.wgmma or cfg.tma
                          or cfg.tap_split != _DEFAULTS["tap_split"]) and not cfg.lane)
                     or (cfg.persist and not cfg.u_smem) or (cfg.lane and not cfg.persist)):
                 raise ValueError(name)
@@ -313,16 +324,20 @@ class KernelConfig:
     def lane_smem_bytes(self, wl: Conv2dWorkload) -> int:
         """The lane kernel's shared memory: U's rows for the block's tb_n x k_split channels
         (C + 8 halves: conflict-free ldmatrix; C in wgmma's core matrices), per tile group
-        `stages` patch buffers of tb_k channels (+ 8 halves: conflict-free 8-byte reads), and
-        with the tap split the exchange's own memory (lane_exchange_tiles)."""
+        `stages` patch buffers of tb_k channels (+ 8 halves: conflict-free 8-byte reads), with
+        the tap split the exchange's own memory (lane_exchange_tiles), with TMA an mbarrier per
+        buffer."""
         u_rows = wl.alpha * wl.alpha * self.tb_n * self.k_split
         u_bytes = ELEMENT_BYTES["fp16"] * u_rows * (wl.c + (0 if self.wgmma else 8))
         return (u_bytes + self.groups * self.stages * self._lane_patch_bytes()
-                + self.groups * self.lane_exchange_tiles(wl) * self._lane_exchange_bytes(wl))
+                + self.groups * self.lane_exchange_tiles(wl) * self._lane_exchange_bytes(wl)
+                + (self.groups * self.stages * LANE_MBARRIER_BYTES if self.tma else 0))
 
     def _lane_patch_bytes(self) -> int:
-        """One patch buffer of the lane kernel: the tile group's pixels x (tb_k + 8) halves."""
-        return ELEMENT_BYTES["fp16"] * LANE_PATCH_PIXELS * (self.tb_k + 8)
+        """One patch buffer of the lane kernel: the tile group's pixels x (tb_k + 8) halves (with
+        TMA rounded up to LANE_TMA_ALIGN)."""
+        raw = ELEMENT_BYTES["fp16"] * LANE_PATCH_PIXELS * (self.tb_k + 8)
+        return -(-raw // LANE_TMA_ALIGN) * LANE_TMA_ALIGN if self.tma else raw
 
     def _lane_exchange_bytes(self, wl: Conv2dWorkload) -> int:
         """The tap split's words per tile group and tile: each lane's partial output row for
@@ -361,7 +376,7 @@ class KernelConfig:
             out.append(f"the lane layout takes fp16 in and out and m=2, not {wl.dtype} -> "
                        f"{wl.out}, m={wl.m}: use the sync-free kernels (drop lane)")
         if self != KernelConfig.lane_config(self.tb_n, self.tb_k, self.groups, self.k_split,
-                                            self.stages, self.wgmma, self.tap_split):
+                                            self.stages, self.wgmma, self.tap_split, self.tma):
             out.append(f"lane takes tb_m={LANE_TILES}, frag {'x'.join(map(str, LANE_FRAGMENT))}, "
                        "fusion full, pb, vec16, pad16 and no other knobs")
         if self.tap_split not in LANE_TAP_SPLITS:
@@ -533,6 +548,8 @@ class KernelConfig:
                        "drop it or add lane")
         if self.wgmma:
             out.append("wgmma: a knob of the lane kernel only: drop it or add lane")
+        if self.tma:
+            out.append("tma: a knob of the lane kernel only: drop it or add lane")
         if self.tap_split != _DEFAULTS["tap_split"]:
             out.append(f"tap_split={self.tap_split}: a knob of the lane kernel only: drop it or "
                        "add lane")

@@ -41,6 +41,10 @@ MAX_SHARED_BYTES = 227 * 1024
 
 _PLACEHOLDER = re.compile(r"\{\{([A-Z0-9_]+)\}\}")
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+# A launch argument: a buffer, or a host helper of kernels_source applied to one (e.g. the TMA
+# tensor map of x: wino_lane_x_map(x)).
+_LAUNCH_ARG = re.compile(
+    r"(?P<helper>[A-Za-z_]\w*)\((?P<buffer>[A-Za-z_]\w*)\)|(?P<plain>[A-Za-z_]\w*)")
 _C_TYPE = re.compile(r"[A-Za-z_]\w*( [A-Za-z_]\w*)*")
 # Names the template itself uses at file or function scope.
 _RESERVED = re.compile(
@@ -181,7 +185,18 @@ class HarnessSpec:
         for launch in launches:
             if not re.search(rf"\b{launch.kernel}\s*\(", self.kernels_source):
                 raise WinoError(f"{where} launches {launch.kernel}, not defined in kernels_source")
-            unknown = [a for a in launch.args if a not in buffers]
+            unknown = []
+            for arg in launch.args:
+                parts = _LAUNCH_ARG.fullmatch(arg)
+                if parts is None:
+                    raise WinoError(f"{where} launch of {launch.kernel}: argument {arg!r} is "
+                                    "neither a buffer nor helper(buffer)")
+                if parts["helper"] and not re.search(rf"\b{parts['helper']}\s*\(",
+                                                     self.kernels_source):
+                    raise WinoError(f"{where} launch of {launch.kernel}: helper "
+                                    f"{parts['helper']} is not defined in kernels_source")
+                if (parts["buffer"] or parts["plain"]) not in buffers:
+                    unknown.append(arg)
             if unknown:
                 raise WinoError(
                     f"{where} launch of {launch.kernel} uses unknown buffers {unknown}; "

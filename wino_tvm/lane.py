@@ -18,12 +18,14 @@ def lane_kernels(wl: Conv2dWorkload, cfg: KernelConfig) -> Kernels:
     cfg.validate(wl)
     epilogue = {op: op in wl.epilogue for op in ("bias", "residual", "relu")}
     inputs = [name for name in ("bias", "residual") if epilogue[name]]
-    params = ["const half* __restrict__ x", "const half* __restrict__ U",
+    params = [*(["const __grid_constant__ CUtensorMap x_map"] if cfg.tma else []),
+              "const half* __restrict__ x", "const half* __restrict__ U",
               *(f"const half* __restrict__ {name}" for name in inputs), "half* __restrict__ y"]
     source = fill_template(TEMPLATE_PATH.read_text(), {
         "CONFIG": cfg.name(wl),
         # wino_tvm.runner compiles a program with this line for the arch-specific target.
-        "NEEDS_ARCH": f"// wino-tvm: needs {WGMMA_ARCH}" if cfg.wgmma else "",
+        "NEEDS_ARCH": f"// wino-tvm: needs {WGMMA_ARCH}" if cfg.wgmma or cfg.tma else "",
+        "TMA": str(int(cfg.tma)),
         "N": str(wl.n), "H": str(wl.h), "W": str(wl.w), "C": str(wl.c), "K": str(wl.k),
         "WARP_K": str(cfg.tb_n), "K_SLICES": str(cfg.k_split), "GROUPS": str(cfg.groups),
         "TAP_SPLIT": str(cfg.tap_split),
@@ -32,6 +34,7 @@ def lane_kernels(wl: Conv2dWorkload, cfg: KernelConfig) -> Kernels:
         **{op.upper(): str(on).lower() for op, on in epilogue.items()},
         "SMEM_BYTES": str(cfg.smem_bytes(wl)),
         "FORWARD_PARAMS": ", ".join(params),
+        "X_MAP_ARG": "&x_map" if cfg.tma else "nullptr",
         "BIAS_ARG": "bias" if epilogue["bias"] else "nullptr",
         "RESIDUAL_ARG": "residual" if epilogue["residual"] else "nullptr",
     })
@@ -40,6 +43,8 @@ def lane_kernels(wl: Conv2dWorkload, cfg: KernelConfig) -> Kernels:
                     (KTRANS_THREADS, 1, 1), 0, ("w", "U"))
     # grid.x counts block-sized sets of tile groups; persistent: the harness launches as many
     # as stay resident and the kernel loops over the rest.
+    # TMA: x's tensor map, built on the host per x (wino_lane_x_map), goes first.
+    x_map = ("wino_lane_x_map(x)",) if cfg.tma else ()
     forward = Launch("wino_lane_forward", (*cfg.lane_grid(wl), 1), (cfg.threads(wl), 1, 1),
-                     cfg.smem_bytes(wl), ("x", "U", *inputs, "y"), persistent=True)
+                     cfg.smem_bytes(wl), (*x_map, "x", "U", *inputs, "y"), persistent=True)
     return Kernels(source, (Workspace("U", "half", u_count),), (ktrans,), (forward,))

@@ -83,14 +83,14 @@ def _arch_flags(arch: str) -> list[str]:
 
 def target_arch(program: Path, arch: str) -> str:
     """The target to compile program for a GPU of arch: arch itself, or the arch-specific one
-    the program asks for (wgmma: sm_90a on an sm_90 GPU)."""
+    the program asks for (wgmma, TMA: sm_90a on an sm_90 GPU)."""
     needs = _NEEDS_ARCH.search(program.read_text())
     if needs is None:
         return arch
     if arch.removesuffix("a") != needs.group(1).removesuffix("a"):
-        raise WinoError(f"{program} uses {needs.group(1)} instructions (wgmma): it runs on "
-                        f"{needs.group(1).removesuffix('a')} GPUs (H100, H200), not {arch}; "
-                        "rebuild it without wg for this GPU")
+        raise WinoError(f"{program} uses {needs.group(1)} instructions (wgmma, TMA): it runs "
+                        f"on {needs.group(1).removesuffix('a')} GPUs (H100, H200), not {arch}; "
+                        "rebuild it without wg and tma for this GPU")
     return needs.group(1)
 
 

@@ -90,6 +90,9 @@ def _add_space_args(p: argparse.ArgumentParser) -> None:
                       help="input patch buffers per lane-layout tile group (--lane --stages)")
     axes.add_argument("--lane-wgmma", type=_bools, default=Axes.lane_wgmma,
                       help="0,1: also the lane kernels with wgmma (--lane --wgmma; sm_90 GPUs)")
+    axes.add_argument("--lane-tma", type=_bools, default=Axes.lane_tma,
+                      help="0,1: also the lane kernels with TMA patch copies (--lane --tma; "
+                           "sm_90 GPUs)")
     axes.add_argument("--lane-tap-split", type=_ints, default=Axes.lane_tap_split,
                       help="warps per lane-layout channel slice (--lane --tap-split)")
     dev = p.add_argument_group("device limits (default: the GPU here)")
@@ -160,7 +163,7 @@ def _axes(args: argparse.Namespace) -> Axes:
     return Axes(args.m, args.tb_m, args.tb_n, args.tb_k, args.frag, args.fusion, args.vec,
                 args.pad, args.u_smem, args.persist, args.groups, args.ot_channels, args.k_split,
                 args.m_rounds, args.min_blocks, args.lane, args.lane_groups, args.lane_stages,
-                args.lane_wgmma, args.lane_tap_split)
+                args.lane_wgmma, args.lane_tma, args.lane_tap_split)
 
 
 def _workloads(args: argparse.Namespace) -> list[Conv2dWorkload]:

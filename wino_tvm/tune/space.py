@@ -97,13 +97,14 @@ class Axes:
     # The lane-layout full kernel beside the WMMA ones (KernelConfig.lane; fp16, m=2): tb_n from
     # tb_n (channels per warp), k_split from k_split (warps per tile group), tile groups per
     # block from lane_groups, tb_k (channels per staged input chunk) from tb_k, patch buffers
-    # from lane_stages, wgmma or mma.sync from lane_wgmma (wgmma needs an sm_90 GPU, so it is
-    # opt-in), warps per channel slice from lane_tap_split; the rest is fixed. Only where the
-    # fusions include full (it is a full kernel).
+    # from lane_stages, wgmma or mma.sync from lane_wgmma and TMA or cp.async patch copies from
+    # lane_tma (both need an sm_90 GPU, so they are opt-in), warps per channel slice from
+    # lane_tap_split; the rest is fixed. Only where the fusions include full (a full kernel).
     lane: tuple[bool, ...] = (False, True)
     lane_groups: tuple[int, ...] = (1, 2, 3, 4, 6, 8, 10, 12)
     lane_stages: tuple[int, ...] = (2, 3)
     lane_wgmma: tuple[bool, ...] = (False,)
+    lane_tma: tuple[bool, ...] = (False,)
     lane_tap_split: tuple[int, ...] = (1, 2)
 
     def configs(self) -> Iterator[KernelConfig]:
@@ -117,10 +118,11 @@ class Axes:
                                ot_channels, k_split, m_rounds, min_blocks)
         if True not in self.lane or "full" not in self.fusions:
             return
-        for tbn, tbk, k_split, groups, stages, wgmma, tap_split in itertools.product(
+        for tbn, tbk, k_split, groups, stages, wgmma, tap_split, tma in itertools.product(
                 self.tb_n, self.tb_k, self.k_split, self.lane_groups, self.lane_stages,
-                self.lane_wgmma, self.lane_tap_split):
-            yield KernelConfig.lane_config(tbn, tbk, groups, k_split, stages, wgmma, tap_split)
+                self.lane_wgmma, self.lane_tap_split, self.lane_tma):
+            yield KernelConfig.lane_config(tbn, tbk, groups, k_split, stages, wgmma, tap_split,
+                                           tma)
 
 
 DEFAULT_AXES = Axes()

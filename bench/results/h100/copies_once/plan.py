@@ -34,7 +34,8 @@ def cases() -> list[Candidate]:
                 sync = [r for r in matching(records, wl, "h100", 2, "full")
                         if "-lane-" in r.config and "-wg" not in r.config]
                 if sync:
-                    configs.append(KernelConfig.parse(min(sync, key=lambda r: r.median_us).config)[1])
+                    best = min(sync, key=lambda r: r.median_us)
+                    configs.append(KernelConfig.parse(best.config)[1])
             out += [Candidate(wl, c) for c in dict.fromkeys(configs)]
     return out
 
