@@ -917,7 +917,8 @@ __global__ void __launch_bounds__(wino_lane::kThreads, 1)
 
 // x's tensor map for the patch copies, per x pointer: built once through the driver's
 // cuTensorMapEncodeTiled (nothing links libcuda) and cached for the few x the caller rotates.
-static CUtensorMap wino_lane_x_map(const void* x) {
+// A launch argument helper (wino_tvm.harness): on failure it says why and sets *error.
+static CUtensorMap wino_lane_x_map(const void* x, cudaError_t* error) {
   using namespace wino_lane;
   constexpr int kCached = 64;
   static std::mutex lock;  // library callers may launch from several threads
@@ -927,6 +928,7 @@ static CUtensorMap wino_lane_x_map(const void* x) {
   static int count = 0;
   for (int i = 0; i < count; ++i)
     if (pointers[i] == x) return maps[i];
+  CUtensorMap map{};
   static PFN_cuTensorMapEncodeTiled_v12000 encode = nullptr;
   if (!encode) {
     void* fn = nullptr;
@@ -935,12 +937,12 @@ static CUtensorMap wino_lane_x_map(const void* x) {
                                          &found) != cudaSuccess ||
         found != cudaDriverEntryPointSuccess) {
       fprintf(stderr, "error: the CUDA driver has no cuTensorMapEncodeTiled (TMA lane kernels "
-                      "need CUDA 12 drivers): build without tma\n");
-      exit(1);
+                      "need a CUDA 12 driver): build without tma\n");
+      *error = cudaErrorNotSupported;
+      return map;
     }
     encode = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
   }
-  CUtensorMap map;
   const cuuint64_t dims[4] = {kC, kW, kH, kN};
   const cuuint64_t strides[3] = {2ull * kC, 2ull * kW * kC, 2ull * kH * kW * kC};
   const cuuint32_t box[4] = {kChunkC + 8, kPatchCols, kPatchRows, 1}, steps[4] = {1, 1, 1, 1};
@@ -949,8 +951,10 @@ static CUtensorMap wino_lane_x_map(const void* x) {
                                  CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
                                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (result != CUDA_SUCCESS) {
-    fprintf(stderr, "error: cuTensorMapEncodeTiled for x failed (CUresult %d)\n", (int)result);
-    exit(1);
+    fprintf(stderr, "error: no TMA tensor map for x at %p (CUresult %d; x must be 16-byte "
+                    "aligned)\n", x, (int)result);
+    *error = cudaErrorInvalidValue;
+    return map;
   }
   if (count < kCached) pointers[count] = x, maps[count++] = map;
   return map;

@@ -163,13 +163,17 @@ def test_launch_text() -> None:
     assert "copy_weights<<<dim3(18, 1, 1), dim3(256, 1, 1), 0, stream>>>(w, wt);" in body
 
 
-def test_helper_argument_passes_through() -> None:
+def test_helper_argument_is_called_and_checked() -> None:
     # e.g. the lane kernel's TMA tensor map of x, built on the host per call
-    source = kernels_source("fp16") + "\nstatic int x_map(const void* x) { return x != nullptr; }\n"
+    source = kernels_source("fp16") + ("\nstatic int x_map(const void* x, cudaError_t* error) "
+                                       "{ return x != nullptr; }\n")
     launch = Launch("direct_conv", (16, 1, 1), (256, 1, 1), 0, ("x_map(x)", "x", "wt", "y"))
     text = render_harness(make_spec(kernels_source=source, forward_launches=(launch,)))
-    assert ("direct_conv<<<dim3(16, 1, 1), dim3(256, 1, 1), 0, stream>>>(x_map(x), x, wt, y);"
-            in text)
+    assert ("  cudaError_t wb_direct_conv_arg0_error = cudaSuccess;\n"
+            "  const auto wb_direct_conv_arg0 = x_map(x, &wb_direct_conv_arg0_error);\n"
+            "  WB_CHECK(wb_direct_conv_arg0_error);\n"
+            "  direct_conv<<<dim3(16, 1, 1), dim3(256, 1, 1), 0, stream>>>"
+            "(wb_direct_conv_arg0, x, wt, y);") in text
 
 
 def test_persistent_launch_text() -> None:

@@ -301,3 +301,34 @@ def test_variant_is_correct_on_gpu(binaries: dict[str, Path], name: str) -> None
                          timeout_s=300)
     assert record["correct"] is True and record["nonfinite"] == 0
     assert 0 < record["rel_l2_err"] < record["tolerance"]
+
+
+@pytest.mark.gpu
+@needs_nvcc
+@pytest.mark.skipif(gpu_arch() is None, reason="no NVIDIA GPU")
+def test_tma_library_computes_and_refuses_a_misaligned_x(tmp_path: Path) -> None:
+    # The library builds x's tensor map per call (a launch argument helper); one it cannot
+    # build comes back as an error, with the process and the GPU context intact.
+    torch = pytest.importorskip("torch")
+    from wino_tvm.library import WinoLibrary
+
+    wl, cfg = VARIANTS["fp16_w64_tap_split_wgmma_tma"]
+    spec = workload_spec(wl, cfg.fusion, cfg.name(wl), "test", lane_kernels(wl, cfg))
+    write_artifact(spec, tmp_path, {KERNELS_FILE: spec.kernels_source})
+    lib = WinoLibrary(compile_library(tmp_path, gpu_arch()))
+    x = torch.rand(wl.n, wl.h, wl.w, wl.c + 8, device="cuda").half() * 2 - 1
+    wt = torch.rand(3, 3, wl.c, wl.k, device="cuda").half() * 2 - 1
+    y = torch.full((wl.n, wl.h, wl.w, wl.k), float("nan"), device="cuda", dtype=torch.float16)
+    workspace = torch.empty(lib.workspace_bytes(), dtype=torch.uint8, device="cuda")
+    stream = torch.cuda.current_stream().cuda_stream
+    lib.weight_transform(wt.data_ptr(), workspace.data_ptr(), stream)
+    aligned = x[..., :wl.c].contiguous()
+    lib.forward(aligned.data_ptr(), y.data_ptr(), workspace.data_ptr(), stream)
+    torch.cuda.synchronize()
+    ref = torch.nn.functional.conv2d(aligned.double().permute(0, 3, 1, 2),
+                                     wt.double().permute(3, 2, 0, 1), padding=1)
+    assert (y.double() - ref.permute(0, 2, 3, 1)).norm() / ref.norm() < spec.tolerance
+    with pytest.raises(WinoError, match="invalid argument"):
+        lib.forward(x.data_ptr() + 2, y.data_ptr(), workspace.data_ptr(), stream)
+    lib.forward(aligned.data_ptr(), y.data_ptr(), workspace.data_ptr(), stream)
+    torch.cuda.synchronize()

@@ -42,7 +42,8 @@ MAX_SHARED_BYTES = 227 * 1024
 _PLACEHOLDER = re.compile(r"\{\{([A-Z0-9_]+)\}\}")
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 # A launch argument: a buffer, or a host helper of kernels_source applied to one (e.g. the TMA
-# tensor map of x: wino_lane_x_map(x)).
+# tensor map of x: wino_lane_x_map(x)). The helper is `T helper(buffer, cudaError_t* error)`;
+# the launch code calls it first and checks its error like any CUDA call's.
 _LAUNCH_ARG = re.compile(
     r"(?P<helper>[A-Za-z_]\w*)\((?P<buffer>[A-Za-z_]\w*)\)|(?P<plain>[A-Za-z_]\w*)")
 _C_TYPE = re.compile(r"[A-Za-z_]\w*( [A-Za-z_]\w*)*")
@@ -259,7 +260,18 @@ def _render_launches(launches: tuple[Launch, ...]) -> str:
             lines += setup
         grid = ", ".join([grid_x, *map(str, launch.grid[1:])])
         block = ", ".join(map(str, launch.block))
-        args = ", ".join(launch.args)
+        values = []
+        for i, arg in enumerate(launch.args):
+            parts = _LAUNCH_ARG.fullmatch(arg)
+            if parts is None or not parts["helper"]:
+                values.append(arg)
+                continue
+            var = f"wb_{launch.kernel}_arg{i}"
+            lines += [f"  cudaError_t {var}_error = cudaSuccess;",
+                      f"  const auto {var} = {parts['helper']}({parts['buffer']}, &{var}_error);",
+                      f"  WB_CHECK({var}_error);"]
+            values.append(var)
+        args = ", ".join(values)
         lines.append(
             f"  {launch.kernel}<<<dim3({grid}), dim3({block}), {launch.shared_bytes}, stream>>>"
             f"({args});"

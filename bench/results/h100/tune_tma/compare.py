@@ -14,5 +14,6 @@ for (key, accum, epilogue), found in sorted(cases.items()):
     tma = min((r for r in found if "-tma" in r["config"]), key=lambda r: r["median_us"])
     name = f"{key} {accum}{' +epi' if epilogue else ''}"
     short = tma["config"].split("pad16-pb-")[-1]
+    tb_k = tma["config"].split("tbk")[1].split("-")[0]
     print(f"{name:36s} pick {plain['median_us']:7.1f}  best TMA {tma['median_us']:7.1f} "
-          f"{plain['median_us'] / tma['median_us']:.3f}x  ({short}, tbk{tma['config'].split('tbk')[1].split('-')[0]})")
+          f"{plain['median_us'] / tma['median_us']:.3f}x  ({short}, tbk{tb_k})")
