@@ -799,18 +799,20 @@ __device__ __forceinline__ void forward(const void* x_map, const half* __restric
   // i % kChunks of tile group first + (i / kChunks) * stride, in buffer i % kStages.
   const int stride = gridDim.x * kGroups;
   int tile_group = blockIdx.x * kGroups + group;
-#pragma unroll
-  for (int i = 0; i < kStages - 1; ++i) {
-    const int ahead = tile_group + i / kChunks * stride;
+  // Stages item `item`, counted from tile_group's first chunk, into buffer b.
+  const auto stage_item = [&](int b, int item) {
+    const int ahead = tile_group + item / kChunks * stride;
     if constexpr (kTma) {
       if (elected)
-        tma_stage(patch + i * kPatchHalves, bars + i, x_map, group_origin(ahead), i % kChunks,
+        tma_stage(patch + b * kPatchHalves, bars + b, x_map, group_origin(ahead), item % kChunks,
                   ahead < kTileGroups);
     } else {
-      stage_chunk(patch + i * kPatchHalves, x, group_origin(ahead), i % kChunks,
+      stage_chunk(patch + b * kPatchHalves, x, group_origin(ahead), item % kChunks,
                   ahead < kTileGroups, tid);
     }
-  }
+  };
+#pragma unroll
+  for (int i = 0; i < kStages - 1; ++i) stage_item(i, i);
   __syncthreads();  // U staged
 
   int buffer = 0;      // of the item about to be computed
@@ -833,20 +835,15 @@ __device__ __forceinline__ void forward(const void* x_map, const half* __restric
 #pragma unroll kChunkUnroll
     for (int chunk = 0; chunk < kChunks; ++chunk) {
       // The item kStages - 1 ahead goes to the buffer the group's previous item used.
-      const int ahead = tile_group + (chunk + kStages - 1) / kChunks * stride;
       if constexpr (kTma) {
         // The group is done with that buffer; then this item's copy must have landed.
         group_barrier(group);
-        if (elected)
-          tma_stage(patch + ring_previous(buffer) * kPatchHalves, bars + ring_previous(buffer),
-                    x_map, group_origin(ahead), (chunk + kStages - 1) % kChunks,
-                    ahead < kTileGroups);
+        stage_item(ring_previous(buffer), chunk + kStages - 1);
         tma_wait(bars + buffer, phase >> buffer & 1u);
         phase ^= 1u << buffer;
       } else {
         wait_oldest_chunk(group);
-        stage_chunk(patch + ring_previous(buffer) * kPatchHalves, x, group_origin(ahead),
-                    (chunk + kStages - 1) % kChunks, ahead < kTileGroups, tid);
+        stage_item(ring_previous(buffer), chunk + kStages - 1);
       }
       if constexpr (kWgmma) {
         // With one warp per tile group the descriptors are uniform (uniform registers, one
