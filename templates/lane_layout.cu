@@ -942,7 +942,8 @@ static CUtensorMap wino_lane_x_map(const void* x, cudaError_t* error) {
   }
   const cuuint64_t dims[4] = {kC, kW, kH, kN};
   const cuuint64_t strides[3] = {2ull * kC, 2ull * kW * kC, 2ull * kH * kW * kC};
-  const cuuint32_t box[4] = {kChunkC + 8, kPatchCols, kPatchRows, 1}, steps[4] = {1, 1, 1, 1};
+  // A box row is one padded patch pixel: the extra channels land in the pad.
+  const cuuint32_t box[4] = {kPix, kPatchCols, kPatchRows, 1}, steps[4] = {1, 1, 1, 1};
   const CUresult result = encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 4, const_cast<void*>(x),
                                  dims, strides, box, steps, CU_TENSOR_MAP_INTERLEAVE_NONE,
                                  CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,

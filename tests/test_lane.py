@@ -250,8 +250,7 @@ def artifacts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 def test_every_variant_compiles_without_spills(artifacts: dict[str, Path]) -> None:
     def check(name: str) -> dict[str, list[str]]:
         # wgmma and TMA need sm_90a: compile_check takes it for the sm_90 GPU
-        cfg = VARIANTS[name][1]
-        archs = ("sm_90",) if cfg.wgmma or cfg.tma else ("sm_80", "sm_90")
+        archs = ("sm_90",) if VARIANTS[name][1].needs_sm90a else ("sm_80", "sm_90")
         return compile_check(artifacts[name], archs=archs)
 
     with ThreadPoolExecutor(2) as pool:
@@ -267,8 +266,8 @@ def test_every_variant_compiles_without_spills(artifacts: dict[str, Path]) -> No
             # ptxas fences wgmmas itself where registers change between them (slow)
             assert "warpgroup.arrive is injected" not in "\n".join(lines), name
             assert "serialized" not in "\n".join(lines), name
-        sm90a = VARIANTS[name][1].wgmma or VARIANTS[name][1].tma
-        assert list(report) == (["sm_90a"] if sm90a else ["sm_80", "sm_90"])
+        needs = VARIANTS[name][1].needs_sm90a
+        assert list(report) == (["sm_90a"] if needs else ["sm_80", "sm_90"])
 
 
 @pytest.mark.nvcc

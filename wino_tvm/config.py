@@ -183,6 +183,11 @@ class KernelConfig:
                    tma=tma)
 
     @property
+    def needs_sm90a(self) -> bool:
+        """Uses sm_90a instructions (wgmma, TMA): compiled for WGMMA_ARCH, runs on sm_90 GPUs."""
+        return self.wgmma or self.tma
+
+    @property
     def fragment(self) -> tuple[int, int, int]:
         return self.frag_m, self.frag_n, self.frag_k
 

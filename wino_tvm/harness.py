@@ -262,8 +262,8 @@ def _render_launches(launches: tuple[Launch, ...]) -> str:
         block = ", ".join(map(str, launch.block))
         values = []
         for i, arg in enumerate(launch.args):
-            parts = _LAUNCH_ARG.fullmatch(arg)
-            if parts is None or not parts["helper"]:
+            parts = _LAUNCH_ARG.fullmatch(arg)  # checked by HarnessSpec
+            if not parts["helper"]:
                 values.append(arg)
                 continue
             var = f"wb_{launch.kernel}_arg{i}"

@@ -24,7 +24,7 @@ def lane_kernels(wl: Conv2dWorkload, cfg: KernelConfig) -> Kernels:
     source = fill_template(TEMPLATE_PATH.read_text(), {
         "CONFIG": cfg.name(wl),
         # wino_tvm.runner compiles a program with this line for the arch-specific target.
-        "NEEDS_ARCH": f"// wino-tvm: needs {WGMMA_ARCH}" if cfg.wgmma or cfg.tma else "",
+        "NEEDS_ARCH": f"// wino-tvm: needs {WGMMA_ARCH}" if cfg.needs_sm90a else "",
         "TMA": str(int(cfg.tma)),
         "N": str(wl.n), "H": str(wl.h), "W": str(wl.w), "C": str(wl.c), "K": str(wl.k),
         "WARP_K": str(cfg.tb_n), "K_SLICES": str(cfg.k_split), "GROUPS": str(cfg.groups),
