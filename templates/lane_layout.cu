@@ -716,23 +716,25 @@ __device__ __forceinline__ void otrans_store(const Acc (&acc)[kTaps][kNB][kAccRe
   }
 }
 
-__device__ __forceinline__ void forward(const void* x_map, const half* __restrict__ x,
-                                        const half* __restrict__ U,
-                                        const half* __restrict__ bias,
-                                        const half* __restrict__ residual, half* __restrict__ y) {
-  extern __shared__ __align__(16) unsigned char smem[];
-  half* Us = reinterpret_cast<half*>(smem);
-  const int k_block = blockIdx.y * kBlockK;
+// The block's slice of U (its kBlockK channels), staged once by the whole block, after the
+// tile groups' first chunks were issued (their latency overlaps U's); every thread's copies
+// have landed and are visible to the block after the caller's barrier. wgmma: cp.async,
+// waited for with those chunks (1.02x-1.13x over synchronous loads issued first); mma.sync:
+// synchronous 16-byte loads, where cp.async lost 0.95x-0.98x at N=32 C >= 128
+// (bench/results/h100/u_async/).
+__device__ __forceinline__ void stage_u(half* Us, const half* __restrict__ U, int k_block) {
   constexpr int kPieces = kC / 8;  // 16-byte pieces per U row
   if constexpr (kWgmma) {
     // U is [tap][c / 8][k][8 c] (wino_lane_ktrans): the block's kBlockK rows of each
     // (tap, c / 8) are one contiguous run, and so are they in shared memory.
     for (int i = threadIdx.x; i < 16 * kPieces * kBlockK; i += kThreads) {
       const int run = i / kBlockK, k = i % kBlockK;  // run = tap * kPieces + c / 8
-      reinterpret_cast<uint4*>(Us)[i] =
-          __ldg(reinterpret_cast<const uint4*>(U) + (long long)run * kK + k_block + k);
+      cp_async_16((uint32_t)__cvta_generic_to_shared(Us) + 16u * (uint32_t)i,
+                  U + ((long long)run * kK + k_block + k) * 8);
     }
-    // wgmma reads U through the async proxy: make the generic stores visible to it.
+    asm volatile("cp.async.commit_group;");
+    asm volatile("cp.async.wait_group 0;" ::: "memory");
+    // wgmma reads U through the async proxy: make the copies (generic proxy) visible to it.
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
   } else {
     for (int i = threadIdx.x; i < 16 * kBlockK * kPieces; i += kThreads) {
@@ -743,6 +745,15 @@ __device__ __forceinline__ void forward(const void* x_map, const half* __restric
                 piece);
     }
   }
+}
+
+__device__ __forceinline__ void forward(const void* x_map, const half* __restrict__ x,
+                                        const half* __restrict__ U,
+                                        const half* __restrict__ bias,
+                                        const half* __restrict__ residual, half* __restrict__ y) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  half* Us = reinterpret_cast<half*>(smem);
+  const int k_block = blockIdx.y * kBlockK;
 
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   // A tile group's warps: channel slice kslice, share half_index of the taps, in_group =
@@ -813,6 +824,7 @@ __device__ __forceinline__ void forward(const void* x_map, const half* __restric
   };
 #pragma unroll
   for (int i = 0; i < kStages - 1; ++i) stage_item(i, i);
+  stage_u(Us, U, k_block);
   __syncthreads();  // U staged
 
   int buffer = 0;      // of the item about to be computed
