@@ -1,5 +1,6 @@
-"""Stall samples per stretch of the forward kernel's SASS (ncu source page): before the first
-chunk (U and the prologue), the steady loop, and after: python3 sections.py runN/ncu_X_sass.csv.gz"""
+"""The forward kernel's stall samples before and at its first block barrier (U and the
+prologue), and its 12 most sampled instructions (ncu source page, SASS):
+  python3 sections.py runN/ncu_X_sass.csv.gz"""
 
 import csv
 import gzip

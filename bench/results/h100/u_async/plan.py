@@ -1,18 +1,30 @@
+"""Build this folder's device work, CPU side (README.md):
+  python plan.py OUT PREFIX   # the tuned lane pick of every benchmark workload (fp16 and fp32
+                              # accumulators, no epilogue; the tuning log of 67ad13f), built
+                              # by the checkout this runs in: 67ad13f (a-), the change (b-),
+                              # variant_c/e.patch on 67ad13f (c-, e-)"""
+
 import sys
 from pathlib import Path
+
 from wino_tvm.config import KNOWN_DEVICES
 from wino_tvm.suites import BENCH_WORKLOADS, TUNING_LOG
 from wino_tvm.tune.best import best_config
 from wino_tvm.tune.builder import build_plan
 from wino_tvm.tune.space import Candidate
 from wino_tvm.workload import Conv2dWorkload
-out = []
-for shape in BENCH_WORKLOADS:
-    for accum in ("fp16", "fp32"):
-        wl = Conv2dWorkload(*shape, dtype="fp16", m=2, accum=accum)
-        found = best_config(TUNING_LOG, wl, "h100", 2, "full")
-        if found and found[0].lane:
-            out.append(Candidate(wl, found[0]))
-for c in out: print(c.wl.name if hasattr(c.wl,'name') else c.wl, c.cfg.name(c.wl))
-if len(sys.argv) > 2:
-    build_plan(out, Path(sys.argv[1]), KNOWN_DEVICES["h100"], prefix=sys.argv[2])
+
+
+def cases() -> list[Candidate]:
+    out = []
+    for shape in BENCH_WORKLOADS:
+        for accum in ("fp16", "fp32"):
+            wl = Conv2dWorkload(*shape, dtype="fp16", m=2, accum=accum)
+            found = best_config(TUNING_LOG, wl, "h100", 2, "full")
+            if found and found[0].lane:
+                out.append(Candidate(wl, found[0]))
+    return out
+
+
+if __name__ == "__main__":
+    build_plan(cases(), Path(sys.argv[1]), KNOWN_DEVICES["h100"], prefix=sys.argv[2])
