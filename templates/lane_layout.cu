@@ -91,11 +91,15 @@ constexpr int kPatchHalves = kTma ? (kBoxHalves + 63) / 64 * 64 : kBoxHalves;
 constexpr int kBarrierBytes = kTma ? 8 * kGroups * kStages : 0;
 // Tap split: per tile, a warp's partial output row for the other warp (words [i][lane], 4 per
 // i). Tile 0's go to memory of their own; tile 1's to the patch buffer the group computed on
-// last, where it holds the group's (else beside tile 0's).
+// last, where it holds the group's (a second group barrier: the buffer is free only after the
+// first), else, or with kExchangeOwn, beside tile 0's (the plain fp32 picks ran 1.01x-1.05x
+// faster so, bench/results/h100/exchange_own/; the tuner chooses).
 constexpr int kAccRegs = kF32Acc ? 4 : 2;  // per n8 block: rows g, g + 8 as half2 or 2 floats
 constexpr int kTileWords = 2 * kNB * kAccRegs / 2;  // [output column][n8 block] per lane
 constexpr int kTileHalves = kTapSplit == 1 ? 0 : 2 * 32 * kTileWords;  // per warp
-constexpr bool kExchangeInPatch = kTapSplit == 2 && kGroupWarps * kTileHalves <= kPatchHalves;
+constexpr bool kExchangeOwn = {{EXCHANGE_OWN}};  // both tiles in memory of their own (exchange_own)
+constexpr bool kExchangeInPatch =
+    kTapSplit == 2 && !kExchangeOwn && kGroupWarps * kTileHalves <= kPatchHalves;
 constexpr int kOwnExchangeTiles = kTapSplit == 1 ? 0 : kExchangeInPatch ? 1 : 2;
 constexpr int kSmemBytes = 2 * (kUHalves + kGroups * kStages * kPatchHalves +
                                 kGroups * kGroupWarps * kOwnExchangeTiles * kTileHalves) +

@@ -27,8 +27,9 @@ ALL = ("bias", "residual", "relu")
 
 def lane_cfg(tb_n: int = 32, k_split: int = 2, groups: int = 4, tb_k: int = 32,
              stages: int = 2, wgmma: bool = False, tap_split: int = 1,
-             tma: bool = False) -> KernelConfig:
-    return KernelConfig.lane_config(tb_n, tb_k, groups, k_split, stages, wgmma, tap_split, tma)
+             tma: bool = False, exchange_own: bool = False) -> KernelConfig:
+    return KernelConfig.lane_config(tb_n, tb_k, groups, k_split, stages, wgmma, tap_split, tma,
+                                    exchange_own)
 
 
 def fp16(*shape: int, accum: str = "fp16", epilogue: tuple[str, ...] = ()) -> Conv2dWorkload:
@@ -50,6 +51,12 @@ def test_name_round_trips_and_lane_needs_pb() -> None:
     tma = lane_cfg(64, 1, stages=3, wgmma=True, tap_split=2, tma=True)
     assert tma.name(wl).endswith("-pb-lane-wg-tma-g4-st3-ts2")
     assert KernelConfig.parse(tma.name(wl))[1] == tma
+    own = lane_cfg(64, 1, wgmma=True, tap_split=2, tma=True, exchange_own=True)
+    assert own.name(wl).endswith("-pb-lane-wg-tma-xown-g4-ts2")
+    assert KernelConfig.parse(own.name(wl))[1] == own
+    # the exchange's place is the lane kernel's knob only
+    with pytest.raises(WinoError, match="not a wino-tvm config name"):
+        KernelConfig.parse("fp16-fp16-m2-tbm16-tbn32-tbk64-frag16x16x16-full-vec16-pad16-pb-xown")
     # TMA copies are the lane kernel's knob only
     with pytest.raises(WinoError, match="not a wino-tvm config name"):
         KernelConfig.parse("fp16-fp16-m2-tbm16-tbn32-tbk64-frag16x16x16-full-vec16-pad16-pb-tma")
@@ -94,6 +101,11 @@ def test_name_round_trips_and_lane_needs_pb() -> None:
      "tma: a knob of the lane kernel only"),
     (fp16(1, 56, 56, 64, 64), KernelConfig(16, 32, 64, fusion="full", tap_split=2),
      "tap_split=2: a knob of the lane kernel only"),
+    (fp16(1, 56, 56, 64, 64), KernelConfig(16, 32, 64, fusion="full", exchange_own=True),
+     "exchange_own: a knob of the lane kernel only"),
+    (fp16(1, 56, 56, 64, 64), lane_cfg(exchange_own=True), "it needs tap_split=2"),
+    (fp16(1, 56, 56, 64, 64), lane_cfg(64, 1, 4, 32, 2, True, 2, tma=True, exchange_own=True),
+     "exceeds NVIDIA H100's"),
     (fp16(1, 56, 56, 64, 64), lane_cfg(64, 1, tap_split=4), "tap_split=4 warps per channel slice"),
     (fp16(1, 56, 56, 64, 64, accum="fp32"), lane_cfg(64, 1, tap_split=2),
      "with fp32 accumulators and tap_split=2 one of (32,)"),
@@ -114,6 +126,7 @@ def test_problems_name_the_fix(wl: Conv2dWorkload, cfg: KernelConfig, message: s
     (["--dtype", "fp16", "--wgmma"], "--wgmma is a knob of the lane kernel"),
     (["--dtype", "fp16", "--tap-split", "2"], "--tap-split is a knob of the lane kernel"),
     (["--dtype", "fp16", "--tma"], "--tma is a knob of the lane kernel"),
+    (["--dtype", "fp16", "--exchange-own"], "--exchange-own is a knob of the lane kernel"),
     (["--dtype", "fp16", "--accum", "fp16", "--m", "2", "--lane", "--tb-n", "32", "--tma",
       "--arch", "sm_80"], "--tma runs on sm_90 GPUs (H100, H200), not sm_80"),
     (["--dtype", "fp16", "--accum", "fp16", "--m", "2", "--lane", "--tb-n", "32",
@@ -168,6 +181,11 @@ def test_space_offers_lane_configs_only_where_they_apply() -> None:
     twins = {cfg.with_(wgmma=False) for cfg in wgmma}
     assert {cfg for cfg in twins if cfg.smem_bytes(wl) <= H100.smem_per_block} <= {
         c.cfg for c in space}
+    # the exchange in memory of its own: opt-in, and only with the tap split
+    space, _ = config_space(wl, H100, Axes(lane_exchange_own=(False, True)))
+    own = [c.cfg for c in space if c.cfg.exchange_own]
+    assert own and all(cfg.tap_split == 2 for cfg in own)
+    assert {cfg.with_(exchange_own=False) for cfg in own} <= {c.cfg for c in space}
 
 
 # Every class of variant: both accumulators and warp widths, the whole epilogue, images that
@@ -207,6 +225,12 @@ VARIANTS = {
     # last patch buffer)
     "fp32_w32_tap_split_kslices_own_exchange": (fp16(1, 30, 34, 64, 64, accum="fp32"),
                                                 lane_cfg(32, 2, 2, 16, 3, tap_split=2)),
+    # ... and so by choice (exchange_own) where tile 1's would fit the patch buffer: the C = 64
+    # fp32 picks' shape, with TMA and the epilogue on a ragged image
+    "fp32_w32_tap_split_wgmma_tma_exchange_own": (fp16(2, 30, 34, 64, 64, accum="fp32",
+                                                       epilogue=ALL),
+                                                  lane_cfg(32, 1, 4, 64, 2, True, 2, tma=True,
+                                                           exchange_own=True)),
     # the tap split with wgmma: the halves in two warpgroups, warps past the last tile group
     "fp16_w64_tap_split_wgmma": (fp16(1, 64, 64, 64, 64), lane_cfg(64, 1, 4, 16, 3, True, 2)),
     "fp32_w32_tap_split_wgmma_epilogue_ragged": (fp16(3, 7, 9, 64, 64, accum="fp32",
@@ -230,6 +254,9 @@ def test_tap_split_variants_cover_both_exchanges() -> None:
     tiles = {name: cfg.lane_exchange_tiles(wl) for name, (wl, cfg) in VARIANTS.items()
              if cfg.tap_split == 2}
     assert tiles.pop("fp32_w32_tap_split_kslices_own_exchange") == 2
+    own = tiles.pop("fp32_w32_tap_split_wgmma_tma_exchange_own")
+    wl, cfg = VARIANTS["fp32_w32_tap_split_wgmma_tma_exchange_own"]
+    assert own == 2 and cfg.with_(exchange_own=False).lane_exchange_tiles(wl) == 1
     assert set(tiles.values()) == {1}
 
 

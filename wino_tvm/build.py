@@ -98,6 +98,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--tma", action="store_true",
                    help="with --lane: each input patch chunk staged by one TMA copy instead of "
                         "per-thread cp.async (sm_90 GPUs, compiled for sm_90a; tuned)")
+    p.add_argument("--exchange-own", action="store_true",
+                   help="with --lane --tap-split 2: the OTrans exchange in shared memory of its "
+                        "own (one barrier instead of two; tuned)")
     p.add_argument("--arch", default="sm_90", choices=sorted(ARCH_DEVICE),
                    help="CUDA architecture to generate and compile for")
     p.add_argument("--out", type=Path, default=Path("artifacts/build"), help="artifact folder")
@@ -165,10 +168,11 @@ def _config(args: argparse.Namespace) -> tuple[Conv2dWorkload, KernelConfig]:
         cfg = cfg.with_(tb_m=LANE_TILES, frag_m=LANE_FRAGMENT[0], frag_n=LANE_FRAGMENT[1],
                         frag_k=LANE_FRAGMENT[2], fusion="full", persist=True, lane=True,
                         stages=args.stages, wgmma=args.wgmma, tap_split=args.tap_split,
-                        tma=args.tma)
-    elif args.stages != 2 or args.wgmma or args.tma or args.tap_split != 1:
+                        tma=args.tma, exchange_own=args.exchange_own)
+    elif args.stages != 2 or args.wgmma or args.tma or args.exchange_own or args.tap_split != 1:
         flag = ("--stages" if args.stages != 2 else "--wgmma" if args.wgmma
-                else "--tma" if args.tma else "--tap-split")
+                else "--tma" if args.tma else "--exchange-own" if args.exchange_own
+                else "--tap-split")
         raise WinoError(f"{flag} is a knob of the lane kernel: add --lane or drop it")
     sm90_gpu = WGMMA_ARCH.removesuffix("a")  # the GPUs that run the arch-specific target
     for flag, on in (("--wgmma", cfg.wgmma), ("--tma", cfg.tma)):

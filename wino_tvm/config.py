@@ -171,16 +171,20 @@ class KernelConfig:
     tap_split: int = 1
     # lane kernel: each patch chunk staged by one TMA copy (sm_90a) instead of per-thread cp.async
     tma: bool = False
+    # lane kernel with the tap split: both tiles' OTrans exchange in shared memory of its own
+    # (one group barrier) instead of tile 1's in the last patch buffer (two); costs
+    # lane_exchange_tiles more memory
+    exchange_own: bool = False
 
     @classmethod
     def lane_config(cls, tb_n: int, tb_k: int, groups: int = 1, k_split: int = 1,
                     stages: int = 2, wgmma: bool = False, tap_split: int = 1,
-                    tma: bool = False) -> KernelConfig:
+                    tma: bool = False, exchange_own: bool = False) -> KernelConfig:
         """A lane-layout config: these knobs, the fixed ones (16 tiles per warp, the m16n8k16
         fragment, full fusion, persistent blocks) and the rest at their defaults."""
         return cls(LANE_TILES, tb_n, tb_k, *LANE_FRAGMENT, "full", persist=True, groups=groups,
                    k_split=k_split, lane=True, stages=stages, wgmma=wgmma, tap_split=tap_split,
-                   tma=tma)
+                   tma=tma, exchange_own=exchange_own)
 
     @property
     def needs_sm90a(self) -> bool:
@@ -210,6 +214,7 @@ class KernelConfig:
             *(["lane"] if self.lane else []),
             *(["wg"] if self.wgmma else []),
             *(["tma"] if self.tma else []),
+            *(["xown"] if self.exchange_own else []),
             *(f"{prefix}{getattr(self, knob)}" for prefix, knob in COUNTED_TOKENS.items()
               if getattr(self, knob) != _DEFAULTS[knob]),
         ]
@@ -221,12 +226,13 @@ class KernelConfig:
         try:
             dtype, accum, m, tbm, tbn, tbk, frag, fusion, vec, pad = parts[:10]
             fm, fn, fk = (int(v) for v in frag.removeprefix("frag").split("x"))
-            # Optional tokens after the ten fixed ones: ul2, pb, lane, wg, tma, then
+            # Optional tokens after the ten fixed ones: ul2, pb, lane, wg, tma, xown, then
             # COUNTED_TOKENS (numbers other than the defaults); name() must give back the same
             # text.
             knobs: dict = {"u_smem": True, "persist": False, "lane": False, "wgmma": False,
-                           "tma": False}
-            flags = {"pb": "persist", "lane": "lane", "wg": "wgmma", "tma": "tma"}
+                           "tma": False, "exchange_own": False}
+            flags = {"pb": "persist", "lane": "lane", "wg": "wgmma", "tma": "tma",
+                     "xown": "exchange_own"}
             for token in parts[10:]:
                 if token == "ul2":
                     knobs["u_smem"] = False
@@ -239,12 +245,13 @@ class KernelConfig:
                       int(tbk.removeprefix("tbk")), fm, fn, fk, fusion,
                       int(vec.removeprefix("vec")), int(pad.removeprefix("pad")), **knobs)
             # The grammar: g<N> or ks<N> (not both, but for lane) only after pb, pb not with ul2,
-            # lane only after pb, st<N>, ts<N>, wg and tma only with lane.
+            # lane only after pb, st<N>, ts<N>, wg, tma and xown only with lane.
             split = cfg.groups != 1 or cfg.k_split != 1
             if (cfg._tokens() != parts[3:] or (split and not cfg.persist)
                     or (cfg.groups != 1 and cfg.k_split != 1 and not cfg.lane)
                     or ((cfg.stages != _DEFAULTS["stages"] or cfg.wgmma or cfg.tma
-                         or cfg.tap_split != _DEFAULTS["tap_split"]) and not cfg.lane)
+                         or cfg.exchange_own or cfg.tap_split != _DEFAULTS["tap_split"])
+                        and not cfg.lane)
                     or (cfg.persist and not cfg.u_smem) or (cfg.lane and not cfg.persist)):
                 raise ValueError(name)
         except (ValueError, KeyError):
@@ -352,9 +359,12 @@ class KernelConfig:
 
     def lane_exchange_tiles(self, wl: Conv2dWorkload) -> int:
         """Tiles of the tap split's exchange in memory of its own: none without the split, one
-        where the group's words for the other tile fit its last patch buffer, else two."""
+        where the group's words for the other tile fit its last patch buffer and exchange_own
+        is off, else two."""
         if self.tap_split == 1:
             return 0
+        if self.exchange_own:
+            return 2
         return 1 if self._lane_exchange_bytes(wl) <= self._lane_patch_bytes() else 2
 
     @staticmethod
@@ -381,7 +391,8 @@ class KernelConfig:
             out.append(f"the lane layout takes fp16 in and out and m=2, not {wl.dtype} -> "
                        f"{wl.out}, m={wl.m}: use the sync-free kernels (drop lane)")
         if self != KernelConfig.lane_config(self.tb_n, self.tb_k, self.groups, self.k_split,
-                                            self.stages, self.wgmma, self.tap_split, self.tma):
+                                            self.stages, self.wgmma, self.tap_split, self.tma,
+                                            self.exchange_own):
             out.append(f"lane takes tb_m={LANE_TILES}, frag {'x'.join(map(str, LANE_FRAGMENT))}, "
                        "fusion full, pb, vec16, pad16 and no other knobs")
         if self.tap_split not in LANE_TAP_SPLITS:
@@ -398,6 +409,9 @@ class KernelConfig:
         if self.stages not in LANE_STAGES:
             out.append(f"lane: stages={self.stages} patch buffers per tile group; one of "
                        f"{LANE_STAGES}")
+        if self.exchange_own and self.tap_split == 1:
+            out.append("lane: exchange_own (xown) places the tap split's exchange: it needs "
+                       "tap_split=2")
         if self.wgmma and self.groups % LANE_WARPGROUP_GROUPS:
             out.append(f"lane: wgmma (wg) takes warpgroups of {LANE_WARPGROUP_GROUPS} tile groups: "
                        f"groups={self.groups} must be a multiple of {LANE_WARPGROUP_GROUPS}")
@@ -555,6 +569,8 @@ class KernelConfig:
             out.append("wgmma: a knob of the lane kernel only: drop it or add lane")
         if self.tma:
             out.append("tma: a knob of the lane kernel only: drop it or add lane")
+        if self.exchange_own:
+            out.append("exchange_own: a knob of the lane kernel only: drop it or add lane")
         if self.tap_split != _DEFAULTS["tap_split"]:
             out.append(f"tap_split={self.tap_split}: a knob of the lane kernel only: drop it or "
                        "add lane")

@@ -95,6 +95,9 @@ def _add_space_args(p: argparse.ArgumentParser) -> None:
                            "sm_90 GPUs)")
     axes.add_argument("--lane-tap-split", type=_ints, default=Axes.lane_tap_split,
                       help="warps per lane-layout channel slice (--lane --tap-split)")
+    axes.add_argument("--lane-exchange-own", type=_bools, default=Axes.lane_exchange_own,
+                      help="0,1: also the tap-split lane kernels with the exchange in memory "
+                           "of its own (--lane --exchange-own)")
     dev = p.add_argument_group("device limits (default: the GPU here)")
     dev.add_argument("--device", choices=sorted(KNOWN_DEVICES), help="use the known table")
     dev.add_argument("--sms", type=int, help="override: streaming multiprocessors")
@@ -163,7 +166,7 @@ def _axes(args: argparse.Namespace) -> Axes:
     return Axes(args.m, args.tb_m, args.tb_n, args.tb_k, args.frag, args.fusion, args.vec,
                 args.pad, args.u_smem, args.persist, args.groups, args.ot_channels, args.k_split,
                 args.m_rounds, args.min_blocks, args.lane, args.lane_groups, args.lane_stages,
-                args.lane_wgmma, args.lane_tma, args.lane_tap_split)
+                args.lane_wgmma, args.lane_tma, args.lane_tap_split, args.lane_exchange_own)
 
 
 def _workloads(args: argparse.Namespace) -> list[Conv2dWorkload]:

@@ -99,13 +99,16 @@ class Axes:
     # block from lane_groups, tb_k (channels per staged input chunk) from tb_k, patch buffers
     # from lane_stages, wgmma or mma.sync from lane_wgmma and TMA or cp.async patch copies from
     # lane_tma (both need an sm_90 GPU, so they are opt-in), warps per channel slice from
-    # lane_tap_split; the rest is fixed. Only where the fusions include full (a full kernel).
+    # lane_tap_split, the tap split's exchange in memory of its own from lane_exchange_own
+    # (opt-in: it doubles the tap-split configs); the rest is fixed. Only where the fusions
+    # include full (a full kernel).
     lane: tuple[bool, ...] = (False, True)
     lane_groups: tuple[int, ...] = (1, 2, 3, 4, 6, 8, 10, 12)
     lane_stages: tuple[int, ...] = (2, 3)
     lane_wgmma: tuple[bool, ...] = (False,)
     lane_tma: tuple[bool, ...] = (False,)
     lane_tap_split: tuple[int, ...] = (1, 2)
+    lane_exchange_own: tuple[bool, ...] = (False,)
 
     def configs(self) -> Iterator[KernelConfig]:
         for (tbm, tbn, tbk, frag, fusion, vec, pad, u_smem, persist, groups,
@@ -118,11 +121,14 @@ class Axes:
                                ot_channels, k_split, m_rounds, min_blocks)
         if True not in self.lane or "full" not in self.fusions:
             return
-        for tbn, tbk, k_split, groups, stages, wgmma, tap_split, tma in itertools.product(
+        for (tbn, tbk, k_split, groups, stages, wgmma, tap_split, tma,
+             exchange_own) in itertools.product(
                 self.tb_n, self.tb_k, self.k_split, self.lane_groups, self.lane_stages,
-                self.lane_wgmma, self.lane_tap_split, self.lane_tma):
+                self.lane_wgmma, self.lane_tap_split, self.lane_tma, self.lane_exchange_own):
+            if exchange_own and tap_split == 1:
+                continue  # it places the tap split's exchange: no kernel without the split
             yield KernelConfig.lane_config(tbn, tbk, groups, k_split, stages, wgmma, tap_split,
-                                           tma)
+                                           tma, exchange_own)
 
 
 DEFAULT_AXES = Axes()
