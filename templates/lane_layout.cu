@@ -724,7 +724,7 @@ __device__ __forceinline__ void otrans_store(const Acc (&acc)[kTaps][kNB][kAccRe
 // tile groups' first chunks were issued (their latency overlaps U's); every thread's copies
 // have landed and are visible to the block after the caller's barrier. wgmma: cp.async,
 // waited for with those chunks (1.02x-1.13x over synchronous loads issued first); mma.sync:
-// synchronous 16-byte loads, where cp.async lost 0.95x-0.98x at N=32 C >= 128
+// synchronous 16-byte loads, where cp.async lost 0.94x-0.98x at N=32 C >= 128
 // (bench/results/h100/u_async/).
 __device__ __forceinline__ void stage_u(half* Us, const half* __restrict__ U, int k_block) {
   constexpr int kPieces = kC / 8;  // 16-byte pieces per U row
