@@ -46,7 +46,6 @@
 #include <cudaTypedefs.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <mutex>
 #endif
 

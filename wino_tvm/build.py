@@ -11,7 +11,15 @@ import dataclasses
 import sys
 from pathlib import Path
 
-from .config import FUSIONS, KNOWN_DEVICES, LANE_FRAGMENT, LANE_TILES, WGMMA_ARCH, KernelConfig
+from .config import (
+    FUSIONS,
+    KNOWN_DEVICES,
+    LANE_FRAGMENT,
+    LANE_ONLY_KNOBS,
+    LANE_TILES,
+    WGMMA_ARCH,
+    KernelConfig,
+)
 from .errors import NoGpu, NvccNotFound, WinoError
 from .workload import (
     ACCUMULATORS,
@@ -164,15 +172,13 @@ def _config(args: argparse.Namespace) -> tuple[Conv2dWorkload, KernelConfig]:
                        u_smem=not args.u_l2, persist=args.persist, groups=args.groups,
                        ot_channels=args.ot_channels, k_split=args.k_split,
                        m_rounds=args.m_rounds, min_blocks=args.min_blocks)
+    lane_knobs = {knob: getattr(args, knob) for knob in LANE_ONLY_KNOBS}
     if args.lane:
         cfg = cfg.with_(tb_m=LANE_TILES, frag_m=LANE_FRAGMENT[0], frag_n=LANE_FRAGMENT[1],
                         frag_k=LANE_FRAGMENT[2], fusion="full", persist=True, lane=True,
-                        stages=args.stages, wgmma=args.wgmma, tap_split=args.tap_split,
-                        tma=args.tma, exchange_own=args.exchange_own)
-    elif args.stages != 2 or args.wgmma or args.tma or args.exchange_own or args.tap_split != 1:
-        flag = ("--stages" if args.stages != 2 else "--wgmma" if args.wgmma
-                else "--tma" if args.tma else "--exchange-own" if args.exchange_own
-                else "--tap-split")
+                        **lane_knobs)
+    elif unused := cfg.with_(**lane_knobs).lane_only_knobs():
+        flag = "--" + unused[0].replace("_", "-")
         raise WinoError(f"{flag} is a knob of the lane kernel: add --lane or drop it")
     sm90_gpu = WGMMA_ARCH.removesuffix("a")  # the GPUs that run the arch-specific target
     for flag, on in (("--wgmma", cfg.wgmma), ("--tma", cfg.tma)):

@@ -186,6 +186,10 @@ class KernelConfig:
                    k_split=k_split, lane=True, stages=stages, wgmma=wgmma, tap_split=tap_split,
                    tma=tma, exchange_own=exchange_own)
 
+    def lane_only_knobs(self) -> list[str]:
+        """The lane kernel's own knobs (LANE_ONLY_KNOBS) this config sets off their defaults."""
+        return [knob for knob in LANE_ONLY_KNOBS if getattr(self, knob) != _DEFAULTS[knob]]
+
     @property
     def needs_sm90a(self) -> bool:
         """Uses sm_90a instructions (wgmma, TMA): compiled for WGMMA_ARCH, runs on sm_90 GPUs."""
@@ -249,9 +253,7 @@ class KernelConfig:
             split = cfg.groups != 1 or cfg.k_split != 1
             if (cfg._tokens() != parts[3:] or (split and not cfg.persist)
                     or (cfg.groups != 1 and cfg.k_split != 1 and not cfg.lane)
-                    or ((cfg.stages != _DEFAULTS["stages"] or cfg.wgmma or cfg.tma
-                         or cfg.exchange_own or cfg.tap_split != _DEFAULTS["tap_split"])
-                        and not cfg.lane)
+                    or (cfg.lane_only_knobs() and not cfg.lane)
                     or (cfg.persist and not cfg.u_smem) or (cfg.lane and not cfg.persist)):
                 raise ValueError(name)
         except (ValueError, KeyError):
@@ -562,18 +564,11 @@ class KernelConfig:
             out.append(f"min_blocks={self.min_blocks}: blocks per SM for ptxas are 0 (none), or "
                        f"2 and more with fusion full and at most {MAX_SM_THREADS} threads per "
                        f"SM ({self.threads(wl)} per block): drop it or ask for fewer")
-        if self.stages != _DEFAULTS["stages"]:
-            out.append(f"stages={self.stages}: patch buffers are a knob of the lane kernel only: "
-                       "drop it or add lane")
-        if self.wgmma:
-            out.append("wgmma: a knob of the lane kernel only: drop it or add lane")
-        if self.tma:
-            out.append("tma: a knob of the lane kernel only: drop it or add lane")
-        if self.exchange_own:
-            out.append("exchange_own: a knob of the lane kernel only: drop it or add lane")
-        if self.tap_split != _DEFAULTS["tap_split"]:
-            out.append(f"tap_split={self.tap_split}: a knob of the lane kernel only: drop it or "
-                       "add lane")
+        for knob in self.lane_only_knobs():
+            value = getattr(self, knob)
+            shown = knob if value is True else f"{knob}={value}"
+            what = "patch buffers are a knob" if knob == "stages" else "a knob"
+            out.append(f"{shown}: {what} of the lane kernel only: drop it or add lane")
         if device is not None and self.smem_bytes(wl) > device.smem_per_block:
             out.append(
                 f"shared memory {self.smem_bytes(wl)} B exceeds {device.name}'s "
@@ -592,6 +587,8 @@ class KernelConfig:
 COUNTED_TOKENS = {"g": "groups", "ks": "k_split", "oc": "ot_channels", "mr": "m_rounds",
                   "lb": "min_blocks", "st": "stages", "ts": "tap_split"}
 _DEFAULTS = {f.name: f.default for f in fields(KernelConfig)}
+# The knobs only the lane kernel takes, in the order their problems (and build's flags) are told.
+LANE_ONLY_KNOBS = ("stages", "wgmma", "tma", "exchange_own", "tap_split")
 
 
 def artifact_name(wl: Conv2dWorkload, cfg: KernelConfig) -> str:

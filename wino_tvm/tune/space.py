@@ -100,7 +100,7 @@ class Axes:
     # from lane_stages, wgmma or mma.sync from lane_wgmma and TMA or cp.async patch copies from
     # lane_tma (both need an sm_90 GPU, so they are opt-in), warps per channel slice from
     # lane_tap_split, the tap split's exchange in memory of its own from lane_exchange_own
-    # (opt-in: it doubles the tap-split configs); the rest is fixed. Only where the fusions
+    # (opt-in; the rules refuse it without the split); the rest is fixed. Only where the fusions
     # include full (a full kernel).
     lane: tuple[bool, ...] = (False, True)
     lane_groups: tuple[int, ...] = (1, 2, 3, 4, 6, 8, 10, 12)
@@ -125,8 +125,6 @@ class Axes:
              exchange_own) in itertools.product(
                 self.tb_n, self.tb_k, self.k_split, self.lane_groups, self.lane_stages,
                 self.lane_wgmma, self.lane_tap_split, self.lane_tma, self.lane_exchange_own):
-            if exchange_own and tap_split == 1:
-                continue  # it places the tap split's exchange: no kernel without the split
             yield KernelConfig.lane_config(tbn, tbk, groups, k_split, stages, wgmma, tap_split,
                                            tma, exchange_own)
 
