@@ -118,6 +118,14 @@ def test_problems_name_the_fix(wl: Conv2dWorkload, cfg: KernelConfig, message: s
     assert message in problems
 
 
+def test_int8_lane_problem_offers_no_empty_choice() -> None:
+    """int32 accumulators have no lane widths: the dtype's problem says so, with no 'one of ()'."""
+    wl = Conv2dWorkload(1, 56, 56, 64, 64, dtype="int8", m=2)
+    problems = lane_cfg().problems(wl, H100)
+    assert any("fp16 in and out" in p for p in problems)
+    assert not any("one of ()" in p for p in problems)
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--dtype", "int8", "--lane", "--m", "2", "--tb-n", "32"], "fp16 in and out"),
     (["--dtype", "fp16", "--stages", "3"], "--stages is a knob of the lane kernel"),

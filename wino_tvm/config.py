@@ -401,7 +401,8 @@ class KernelConfig:
             out.append(f"lane: tap_split={self.tap_split} warps per channel slice; one of "
                        f"{LANE_TAP_SPLITS}")
         warp_channels = tuple(c * self.tap_split for c in LANE_WARP_CHANNELS.get(wl.accum, ()))
-        if self.tb_n not in warp_channels:
+        # No widths for this accumulator (int32): the dtype's problem above already says so.
+        if warp_channels and self.tb_n not in warp_channels:
             split = f" and tap_split={self.tap_split}" if self.tap_split != 1 else ""
             out.append(f"lane: tb_n={self.tb_n} output channels per warp; with {wl.accum} "
                        f"accumulators{split} one of {warp_channels}")

@@ -1,0 +1,19 @@
+"""Each side's speed over its a- twin in one batch (bench/ab_run.sh):
+  python3 bench/ab_compare.py OUT/RUN/batch.jsonl"""
+
+import json
+import sys
+
+rows = [json.loads(line) for line in open(sys.argv[1])]
+pairs: dict[str, dict[str, dict]] = {}
+for r in rows:
+    side, rest = r["artifact"].split("-", 1)
+    pairs.setdefault(rest, {})[side] = r
+sides = sorted({s for v in pairs.values() for s in v} - {"a"})
+print(f"{len(rows)} artifacts, all correct: {all(r.get('correct') for r in rows)}; "
+      f"a-'s median us, then the speed of {', '.join(sides)} over a")
+for rest, v in sorted(pairs.items()):
+    short = rest.replace("-m2-tbm16-", "-").replace("-frag16x8x16-full-vec16-pad16-pb", "")
+    a = v["a"]["median_us"]
+    speeds = " ".join(f"{s} {a / v[s]['median_us']:.3f}x" for s in sides if s in v)
+    print(f"{short:70s} {a:7.1f}  {speeds}")
