@@ -337,7 +337,8 @@ __device__ __forceinline__ void channel_step(Acc (&acc)[kTaps][kNB][kAccRegs], c
   constexpr int kInRows = kTapSplit == 1 ? 6 : 3;  // loaded rows (per tile with the tap split)
   // .x holds channels 4q, 4q+1 (A register 0 / 1), .y channels 4q+2, 4q+3 (register 2 / 3).
   // wgmma: the previous step's MMAs still read A registers; wait for them before this step's
-  // input loads and transform take registers (both at once spill).
+  // input loads and transform. Keeping one or two tap rows' MMAs in flight instead (a commit
+  // group per tap row; no spills) gained nothing: 0.95x-1.02x (bench/results/h100/step_overlap/).
   if constexpr (kWgmma) wgmma_wait<0>();
   uint2 d[2][kInRows][4];  // all taps: d[0] = the patch's 6 rows
 #pragma unroll
