@@ -1,13 +1,18 @@
 """Each side's speed over its a- twin in one batch (bench/ab_run.sh):
-  python3 bench/ab_compare.py OUT/RUN/batch.jsonl"""
+  python3 bench/ab_compare.py OUT/RUN/batch.jsonl [TOKEN ...]
+TOKENs (config name tokens such as xown) are dropped from the names before pairing, for sides
+that add a knob to a-'s configs."""
 
 import json
 import sys
 
 rows = [json.loads(line) for line in open(sys.argv[1])]
+dropped = sys.argv[2:]
 pairs: dict[str, dict[str, dict]] = {}
 for r in rows:
     side, rest = r["artifact"].split("-", 1)
+    for token in dropped:
+        rest = rest.replace(f"-{token}-", "-")
     pairs.setdefault(rest, {})[side] = r
 sides = sorted({s for v in pairs.values() for s in v} - {"a"})
 print(f"{len(rows)} artifacts, all correct: {all(r.get('correct') for r in rows)}; "
