@@ -1,7 +1,8 @@
 """The device work of a same-run A/B (bench/ab_run.sh), built on the CPU by the checkout whose
 wino_tvm is on PYTHONPATH (one side per checkout):
   python bench/ab_plan.py OUT PREFIX   # the tuned lane pick of every benchmark workload,
-                                       # fp16 and fp32 accumulators, no epilogue"""
+                                       # fp16 and fp32 accumulators, no epilogue
+PREFIX names the side with its dash (a-, b-, ...): bench/ab_compare.py splits names there."""
 
 import sys
 from pathlib import Path

@@ -1,4 +1,5 @@
-"""b- over a- per workload and accumulator (the configs differ): python3 compare.py run1/batch.jsonl"""
+"""b- over a- per workload and accumulator (the configs differ):
+  python3 compare.py run1/batch.jsonl"""
 
 import json
 import sys
