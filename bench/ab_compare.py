@@ -1,16 +1,21 @@
 """Each side's speed over its a- twin in one batch (bench/ab_run.sh):
   python3 bench/ab_compare.py OUT/RUN/batch.jsonl [TOKEN ...]
+  python3 bench/ab_compare.py OUT/RUN/batch.jsonl --by-workload
 TOKENs (config name tokens such as xown) are dropped from the names before pairing, for sides
-that add a knob to a-'s configs."""
+that add a knob to a-'s configs; --by-workload pairs by workload and accumulator alone, for
+sides with other configs."""
 
 import json
 import sys
 
 rows = [json.loads(line) for line in open(sys.argv[1])]
-dropped = sys.argv[2:]
+by_workload = sys.argv[2:] == ["--by-workload"]
+dropped = [] if by_workload else sys.argv[2:]
 pairs: dict[str, dict[str, dict]] = {}
 for r in rows:
     side, rest = r["artifact"].split("-", 1)
+    if by_workload:
+        rest = "-".join(rest.split("-")[:3])  # workload key, dtype, accumulator
     for token in dropped:
         rest = rest.replace(f"-{token}-", "-")
     pairs.setdefault(rest, {})[side] = r

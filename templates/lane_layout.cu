@@ -22,8 +22,10 @@
 // are two warpgroups.
 //
 // With kTma (sm_90a) one thread of a tile group stages each chunk with one TMA copy of a 6 x 18 x
-// (kChunkC + 8) box of x, zero outside the image, in the same padded layout (the 8 extra
-// channels are the pad), completing on the buffer's mbarrier: no per-thread cp.async.
+// (kChunkC + 8) box of x, zero outside the image, in the same padded layout, completing on the
+// buffer's mbarrier: no per-thread cp.async. The 8 pad channels lie past the chunk's dimension
+// of x's tensor map, so TMA zero-fills them instead of reading them from L2 (a third fewer
+// sectors per pixel at 32-channel chunks: 1.01x-1.03x, bench/results/h100/box_oob/).
 //
 // With kWgmma (sm_90a) a warpgroup's four warps take four tile groups of one channel slice, and
 // each tap's MMA is one wgmma m64nNk16: A from the lanes' registers as above, B (U) read by the
@@ -435,7 +437,8 @@ __device__ __forceinline__ void cp_async_16(uint32_t dst, const half* src, int b
 }
 
 // TMA: channel chunk `chunk` of a tile group's patch into buffer, by one thread, completing on
-// bar (x_map: x as [N][H][W][C], boxes of 1 x 6 x 18 x (kChunkC + 8), zero outside the image).
+// bar (x_map: x as [N][H][W][C / kChunkC][kChunkC], boxes of 1 x 6 x 18 x 1 x (kChunkC + 8),
+// zero outside the image and in the pad).
 // No tile group: a plain arrival, so that the buffer's phase completes all the same.
 __device__ __forceinline__ void tma_stage(half* buffer, uint64_t* bar, const void* x_map, int3 o,
                                           int chunk, bool valid) {
@@ -447,10 +450,10 @@ __device__ __forceinline__ void tma_stage(half* buffer, uint64_t* bar, const voi
     asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar_at),
                  "r"(2 * kBoxHalves) : "memory");
     asm volatile(
-        "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
-        "[%0], [%1, {%2, %3, %4, %5}], [%6];" ::"r"((uint32_t)__cvta_generic_to_shared(buffer)),
-        "l"(x_map), "r"(chunk * kChunkC), "r"(2 * o.z - 1), "r"(2 * o.y - 1), "r"(o.x),
-        "r"(bar_at) : "memory");
+        "cp.async.bulk.tensor.5d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+        "[%0], [%1, {%2, %3, %4, %5, %6}], [%7];"
+        ::"r"((uint32_t)__cvta_generic_to_shared(buffer)), "l"(x_map), "r"(0), "r"(chunk),
+        "r"(2 * o.z - 1), "r"(2 * o.y - 1), "r"(o.x), "r"(bar_at) : "memory");
   } else {
     asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar_at) : "memory");
   }
@@ -956,11 +959,12 @@ static CUtensorMap wino_lane_x_map(const void* x, cudaError_t* error) {
     }
     encode = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
   }
-  const cuuint64_t dims[4] = {kC, kW, kH, kN};
-  const cuuint64_t strides[3] = {2ull * kC, 2ull * kW * kC, 2ull * kH * kW * kC};
-  // A box row is one padded patch pixel: the extra channels land in the pad.
-  const cuuint32_t box[4] = {kPix, kPatchCols, kPatchRows, 1}, steps[4] = {1, 1, 1, 1};
-  const CUresult result = encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 4, const_cast<void*>(x),
+  // x as [N][H][W][C / kChunkC][kChunkC]: a box row is one padded patch pixel of one chunk,
+  // whose pad channels lie past the chunk's dimension, so they are zero-filled, not read.
+  const cuuint64_t dims[5] = {kChunkC, kC / kChunkC, kW, kH, kN};
+  const cuuint64_t strides[4] = {2ull * kChunkC, 2ull * kC, 2ull * kW * kC, 2ull * kH * kW * kC};
+  const cuuint32_t box[5] = {kPix, 1, kPatchCols, kPatchRows, 1}, steps[5] = {1, 1, 1, 1, 1};
+  const CUresult result = encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 5, const_cast<void*>(x),
                                  dims, strides, box, steps, CU_TENSOR_MAP_INTERLEAVE_NONE,
                                  CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
                                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
