@@ -1,8 +1,8 @@
 #!/bin/bash
 # The final benchmark: python -m wino_tvm.suites bench_full at COMMIT, with the tuned bests of
-# tuning_logs/h100.jsonl (new since ../bench_full_74ae194/: the tap split's exchange in memory
-# of its own where the tuner picked it, ../tune_xown/run1). The GPU-marked tests first.
-# Everything under $O/run is packed into one archive at the end.
+# tuning_logs/h100.jsonl (new since ../bench_full_c31f46d/: TMA boxes that read only their
+# chunk's channels, ../box_oob/, and the picks re-measured with them, ../tune_box_oob/run1).
+# The GPU-marked tests first. Everything under $O/run is packed into one archive at the end.
 set -u
 O=$1
 C=$2  # the commit of the benchmark harness
