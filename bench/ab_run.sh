@@ -4,13 +4,8 @@
 # ...; bench/ab_plan.py). Each SMOKE glob names one artifact, run once under a timeout; then
 # every artifact is timed in one batch into OUT/RUN/batch.jsonl (bench/ab_compare.py reads it).
 set -u
-W=$1/$2
-S=$3
+source bench/device_set.sh "$@"
 shift 3
-mkdir -p $W
-tar xzf .gpu/$S.tar.gz -C .gpu
-P=.gpu/$S
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv > $W/env.txt
 for c in "$@"; do
   d=$(ls -d $P/*/$c | head -1)
   timeout 200 python3 -m wino_tvm.runner $d --checks 1 --timeout 30 >> $W/smoke.log 2>&1

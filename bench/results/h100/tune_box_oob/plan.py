@@ -6,33 +6,21 @@
 import sys
 from pathlib import Path
 
-from wino_tvm.config import KNOWN_DEVICES, KernelConfig
-from wino_tvm.suites import BENCH_WORKLOADS, FULL_EPILOGUES, TUNING_LOG
-from wino_tvm.tune.best import latest, matching
-from wino_tvm.tune.builder import build_plan
-from wino_tvm.tune.records import read_records
-from wino_tvm.tune.space import Candidate
-from wino_tvm.workload import Conv2dWorkload
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # bench/tune_cases.py
+from tune_cases import H100, fitting, logged_cases  # noqa: E402
 
-H100 = KNOWN_DEVICES["h100"]
+from wino_tvm.tune.builder import build_plan  # noqa: E402
+from wino_tvm.tune.space import Candidate  # noqa: E402
+
 WGMMA_PER_CASE = 4
 
 
 def cases() -> list[Candidate]:
-    records = latest(read_records(TUNING_LOG))
     out = []
-    for shape in BENCH_WORKLOADS:
-        if shape[3] != 64:
-            continue
-        for accum in ("fp16", "fp32"):
-            for epilogue in FULL_EPILOGUES:
-                wl = Conv2dWorkload(*shape, dtype="fp16", m=2, accum=accum, epilogue=epilogue)
-                found = sorted(matching(records, wl, "h100", 2, "full"), key=lambda r: r.median_us)
-                configs = [KernelConfig.parse(r.config)[1] for r in found]
-                wgmma = [c for c in configs if c.lane and c.wgmma][:WGMMA_PER_CASE]
-                twins = [c.with_(tma=True) for c in wgmma]
-                out += [Candidate(wl, c) for c in dict.fromkeys([configs[0], *wgmma, *twins])
-                        if not c.problems(wl, H100)]
+    for wl, configs in logged_cases(channels=64):
+        wgmma = [c for c in configs if c.lane and c.wgmma][:WGMMA_PER_CASE]
+        twins = [c.with_(tma=True) for c in wgmma]
+        out += fitting(wl, [configs[0], *wgmma, *twins])
     return out
 
 

@@ -7,12 +7,13 @@
 import sys
 from pathlib import Path
 
-from wino_tvm.config import KNOWN_DEVICES, KernelConfig
-from wino_tvm.suites import BENCH_WORKLOADS, TUNING_LOG
-from wino_tvm.tune.best import best_config
-from wino_tvm.tune.builder import build_plan
-from wino_tvm.tune.space import Candidate
-from wino_tvm.workload import Conv2dWorkload
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # bench/ab_plan.py
+from ab_plan import lane_picks  # noqa: E402
+
+from wino_tvm.config import KNOWN_DEVICES, KernelConfig  # noqa: E402
+from wino_tvm.tune.builder import build_plan  # noqa: E402
+from wino_tvm.tune.space import Candidate  # noqa: E402
+from wino_tvm.workload import Conv2dWorkload  # noqa: E402
 
 RAGGED = (
     (Conv2dWorkload(3, 7, 9, 64, 64, dtype="fp16", m=2, accum="fp16"),
@@ -24,14 +25,7 @@ RAGGED = (
 
 
 def cases() -> list[Candidate]:
-    out = [Candidate(wl, cfg) for wl, cfg in RAGGED]
-    for shape in BENCH_WORKLOADS:
-        for accum in ("fp16", "fp32"):
-            wl = Conv2dWorkload(*shape, dtype="fp16", m=2, accum=accum)
-            found = best_config(TUNING_LOG, wl, "h100", 2, "full")
-            if found is not None and found[0].lane:
-                out.append(Candidate(wl, found[0]))
-    return out
+    return [Candidate(wl, cfg) for wl, cfg in RAGGED] + lane_picks()
 
 
 if __name__ == "__main__":
