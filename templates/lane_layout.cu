@@ -27,6 +27,13 @@
 // of x's tensor map, so TMA zero-fills them instead of reading them from L2 (a third fewer
 // sectors per pixel at 32-channel chunks: 1.01x-1.03x, bench/results/h100/box_oob/).
 //
+// With kStack (TMA, 4 tile groups) the block's tile groups lie one above the other, 8 x 8 tiles
+// (16 x 16 outputs), and share one 18 x 18 x (kChunkC + 8) box per chunk: 1.27x the output's
+// pixels through L2 instead of 1.69x, one copy per chunk and block. The chunk's barrier is then
+// the block's (8 warps), and the block loops over stacks. fp16 picks with two chunks per tile
+// group 1.015x-1.050x; one 64-channel chunk (the fp32 picks) 0.96x-0.98x: the block barrier
+// per tile group (bench/results/h100/stack/; the tuner chooses).
+//
 // With kWgmma (sm_90a) a warpgroup's four warps take four tile groups of one channel slice, and
 // each tap's MMA is one wgmma m64nNk16: A from the lanes' registers as above, B (U) read by the
 // tensor cores from shared memory in core-matrix order, once per warpgroup instead of once per
@@ -67,6 +74,7 @@ constexpr int kStages = {{STAGES}};   // patch buffers per tile group (stages)
 constexpr bool kF32Acc = {{F32_ACC}};
 constexpr bool kWgmma = {{WGMMA}};    // wgmma (sm_90a) instead of mma.sync
 constexpr bool kTma = WINO_LANE_TMA;  // TMA (sm_90a) instead of cp.async for the patches
+constexpr bool kStack = {{STACK}};    // the block's tile groups stacked on one patch (stack)
 constexpr bool kBias = {{BIAS}}, kResidual = {{RESIDUAL}}, kRelu = {{RELU}};
 
 constexpr int kNB = kWarpK / 8;                 // n8 blocks per warp
@@ -85,36 +93,45 @@ constexpr int kStepsPerChunk = kChunkC / 16;    // MMA k steps per chunk
 // 0.95-1.00x: bench/results/h100/lane_ncu128/, lane_chunk_loop/).
 constexpr int kChunkUnroll = kChunks <= 8 ? kChunks : 1;
 constexpr int kPatchRows = 6, kPatchCols = 18;  // a group's input: 2 x 8 tiles of 4 x 4
+// Stacked, the four groups' patches overlap in 2 rows each: one 18-row patch (group r reads
+// rows 4r .. 4r + 5), one ring of buffers for the block.
+constexpr int kBoxRows = kStack ? 4 * 4 + 2 : kPatchRows;
+constexpr int kPatchSets = kStack ? 1 : kGroups;
 constexpr int kPix = kChunkC + 8;               // patch pixel in halves: +16 B, conflict-free LDS.64
-constexpr int kBoxHalves = kPatchRows * kPatchCols * kPix;  // a chunk's patch (a TMA box)
+constexpr int kBoxHalves = kBoxRows * kPatchCols * kPix;  // a chunk's patch (a TMA box)
 // TMA: buffers on 128-byte boundaries (the copy's destination), an 8-byte mbarrier each at the end.
 constexpr int kPatchHalves = kTma ? (kBoxHalves + 63) / 64 * 64 : kBoxHalves;
-constexpr int kBarrierBytes = kTma ? 8 * kGroups * kStages : 0;
+constexpr int kBarrierBytes = kTma ? 8 * kPatchSets * kStages : 0;
 // Tap split: per tile, a warp's partial output row for the other warp (words [i][lane], 4 per
 // i). Tile 0's go to memory of their own; tile 1's to the patch buffer the group computed on
 // last, where it holds the group's (a second group barrier: the buffer is free only after the
 // first), else, or with kExchangeOwn, beside tile 0's (the plain fp32 picks ran 1.01x-1.05x
-// faster so, bench/results/h100/exchange_own/; the tuner chooses).
+// faster so, bench/results/h100/exchange_own/; the tuner chooses). Stacked, beside tile 0's:
+// the patch buffer is the block's, free only after all its warps are done with it.
 constexpr int kAccRegs = kF32Acc ? 4 : 2;  // per n8 block: rows g, g + 8 as half2 or 2 floats
 constexpr int kTileWords = 2 * kNB * kAccRegs / 2;  // [output column][n8 block] per lane
 constexpr int kTileHalves = kTapSplit == 1 ? 0 : 2 * 32 * kTileWords;  // per warp
 constexpr bool kExchangeOwn = {{EXCHANGE_OWN}};  // both tiles in memory of their own (exchange_own)
 constexpr bool kExchangeInPatch =
-    kTapSplit == 2 && !kExchangeOwn && kGroupWarps * kTileHalves <= kPatchHalves;
+    kTapSplit == 2 && !kExchangeOwn && !kStack && kGroupWarps * kTileHalves <= kPatchHalves;
 constexpr int kOwnExchangeTiles = kTapSplit == 1 ? 0 : kExchangeInPatch ? 1 : 2;
-constexpr int kSmemBytes = 2 * (kUHalves + kGroups * kStages * kPatchHalves +
+constexpr int kSmemBytes = 2 * (kUHalves + kPatchSets * kStages * kPatchHalves +
                                 kGroups * kGroupWarps * kOwnExchangeTiles * kTileHalves) +
                            kBarrierBytes;
 constexpr int kTileRows = (kH + 1) / 2, kTileCols = (kW + 1) / 2;
-constexpr int kGroupRows = (kTileRows + 1) / 2, kGroupCols = (kTileCols + 7) / 8;
+constexpr int kGroupRows = (kTileRows + (kStack ? 7 : 1)) / (kStack ? 8 : 2);
+constexpr int kGroupCols = (kTileCols + 7) / 8;
 constexpr int kTileGroups = kN * kGroupRows * kGroupCols;
-// Tile groups reaching past the image compute on zeros and store only the pixels inside it.
-constexpr bool kRagged = kH % 4 != 0 || kW % 16 != 0;
+// Tile groups (stacked: stacks) reaching past the image compute on zeros and store only the
+// pixels inside it.
+constexpr bool kRagged = kH % (kStack ? 16 : 4) != 0 || kW % 16 != 0;
 constexpr bool kEpilogue = kBias || kResidual || kRelu;
 
 static_assert(kChunkC % 16 == 0 && kC % kChunkC == 0,
               "lane layout: chunks of whole 16-channel steps that divide C");
 static_assert(kStages >= 2, "lane layout: at least two patch buffers (one loads, one computes)");
+static_assert(!kStack || (kTma && kGroups == 4 && !kExchangeOwn),
+              "lane layout: a stack is 4 tile groups on one TMA patch, its exchange its own");
 static_assert(kTapSplit == 1 || kTapSplit == 2, "lane layout: all taps per warp, or half");
 static_assert(kWarpK == 16 * kTapSplit || (kWarpK == 32 * kTapSplit && !kF32Acc),
               "lane layout: 16 channels per warp per 16 taps, or 32 with fp16 accumulators "
@@ -428,7 +445,7 @@ __device__ __forceinline__ void channel_chunk(Acc (&acc)[kTaps][kNB][kAccRegs], 
 // Image, top tile row and first tile column of tile group `group`.
 __device__ __forceinline__ int3 group_origin(int group) {
   const int n = group / (kGroupRows * kGroupCols), rest = group % (kGroupRows * kGroupCols);
-  return make_int3(n, (rest / kGroupCols) * 2, (rest % kGroupCols) * 8);
+  return make_int3(n, (rest / kGroupCols) * (kStack ? 8 : 2), (rest % kGroupCols) * 8);
 }
 
 // cp.async of 16 bytes, `bytes` of them read (the rest zero-filled).
@@ -793,20 +810,21 @@ __device__ __forceinline__ void forward(const void* x_map, const half* __restric
                                 bias + channel + k_physical(0, j)))))
                           : make_float2(0.f, 0.f);
 
-  half* patch = Us + kUHalves + group * kStages * kPatchHalves;
+  half* patch = Us + kUHalves + (kStack ? 0 : group) * kStages * kPatchHalves;
   // TMA: the group's mbarriers, one per buffer, initialised by the thread that issues its copies.
-  uint64_t* bars = reinterpret_cast<uint64_t*>(smem + kSmemBytes - kBarrierBytes) + group * kStages;
-  const bool elected = tid == 0;
+  uint64_t* bars = reinterpret_cast<uint64_t*>(smem + kSmemBytes - kBarrierBytes) +
+                  (kStack ? 0 : group) * kStages;
+  const bool elected = kStack ? threadIdx.x == 0 : tid == 0;
   if (kTma && elected) {
     for (int b = 0; b < kStages; ++b)
       asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(
           (uint32_t)__cvta_generic_to_shared(bars + b)));
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
-  const half* xb = patch + 2 * g * kPix + 4 * q;
+  const half* xb = patch + 2 * g * kPix + 4 * q + (kStack ? 4 * group * kPatchCols * kPix : 0);
   const PatchRows rows = patch_rows(half_index);
   // Tap split: the exchange's own memory, [warp][tile], after the patches.
-  half* const own_exchange = Us + kUHalves + kGroups * kStages * kPatchHalves;
+  half* const own_exchange = Us + kUHalves + kPatchSets * kStages * kPatchHalves;
   const auto exchange_words = [&](int w, int tile) {
     return reinterpret_cast<uint32_t*>(own_exchange + (w * kOwnExchangeTiles + tile) * kTileHalves);
   };
@@ -815,8 +833,9 @@ __device__ __forceinline__ void forward(const void* x_map, const half* __restric
       {exchange_words(partner_warp, 0), exchange_words(partner_warp, kOwnExchangeTiles - 1)}};
   // Items (tile group, chunk) run in order through the ring of buffers: item i is chunk
   // i % kChunks of tile group first + (i / kChunks) * stride, in buffer i % kStages.
-  const int stride = gridDim.x * kGroups;
-  int tile_group = blockIdx.x * kGroups + group;
+  // Stacked: the block's groups walk the same stacks (tile_group counts stacks).
+  const int stride = gridDim.x * (kStack ? 1 : kGroups);
+  int tile_group = kStack ? blockIdx.x : blockIdx.x * kGroups + group;
   // Stages item `item`, counted from tile_group's first chunk, into buffer b.
   const auto stage_item = [&](int b, int item) {
     const int ahead = tile_group + item / kChunks * stride;
@@ -838,8 +857,10 @@ __device__ __forceinline__ void forward(const void* x_map, const half* __restric
   uint32_t phase = 0;  // TMA: bit b, the parity of buffer b's next completion
   // wgmma: the warpgroup's four tile groups run the same trips (its MMAs are collective), and
   // those past the last tile group compute on stale data without storing it.
-  for (; (kWgmma ? tile_group - rank : tile_group) < kTileGroups; tile_group += stride) {
-    const int3 o = group_origin(tile_group);
+  for (; (kWgmma && !kStack ? tile_group - rank : tile_group) < kTileGroups;
+       tile_group += stride) {
+    int3 o = group_origin(tile_group);
+    if constexpr (kStack) o.y += 2 * group;
     // wgmma's first MMA of a tile group overwrites the accumulators instead (zeroing them
     // between MMAs would make ptxas fence each one).
     Acc acc[kTaps][kNB][kAccRegs];
@@ -855,8 +876,12 @@ __device__ __forceinline__ void forward(const void* x_map, const half* __restric
     for (int chunk = 0; chunk < kChunks; ++chunk) {
       // The item kStages - 1 ahead goes to the buffer the group's previous item used.
       if constexpr (kTma) {
-        // The group is done with that buffer; then this item's copy must have landed.
-        group_barrier(group);
+        // The group (stacked: the block) is done with that buffer; then this item's copy must
+        // have landed.
+        if constexpr (kStack)
+          asm volatile("bar.sync 0;" ::: "memory");
+        else
+          group_barrier(group);
         stage_item(ring_previous(buffer), chunk + kStages - 1);
         tma_wait(bars + buffer, phase >> buffer & 1u);
         phase ^= 1u << buffer;
@@ -963,7 +988,7 @@ static CUtensorMap wino_lane_x_map(const void* x, cudaError_t* error) {
   // whose pad channels lie past the chunk's dimension, so they are zero-filled, not read.
   const cuuint64_t dims[5] = {kChunkC, kC / kChunkC, kW, kH, kN};
   const cuuint64_t strides[4] = {2ull * kChunkC, 2ull * kC, 2ull * kW * kC, 2ull * kH * kW * kC};
-  const cuuint32_t box[5] = {kPix, 1, kPatchCols, kPatchRows, 1}, steps[5] = {1, 1, 1, 1, 1};
+  const cuuint32_t box[5] = {kPix, 1, kPatchCols, kBoxRows, 1}, steps[5] = {1, 1, 1, 1, 1};
   const CUresult result = encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 5, const_cast<void*>(x),
                                  dims, strides, box, steps, CU_TENSOR_MAP_INTERLEAVE_NONE,
                                  CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,

@@ -27,9 +27,9 @@ ALL = ("bias", "residual", "relu")
 
 def lane_cfg(tb_n: int = 32, k_split: int = 2, groups: int = 4, tb_k: int = 32,
              stages: int = 2, wgmma: bool = False, tap_split: int = 1,
-             tma: bool = False, exchange_own: bool = False) -> KernelConfig:
+             tma: bool = False, exchange_own: bool = False, stack: bool = False) -> KernelConfig:
     return KernelConfig.lane_config(tb_n, tb_k, groups, k_split, stages, wgmma, tap_split, tma,
-                                    exchange_own)
+                                    exchange_own, stack)
 
 
 def fp16(*shape: int, accum: str = "fp16", epilogue: tuple[str, ...] = ()) -> Conv2dWorkload:
@@ -54,6 +54,12 @@ def test_name_round_trips_and_lane_needs_pb() -> None:
     own = lane_cfg(64, 1, wgmma=True, tap_split=2, tma=True, exchange_own=True)
     assert own.name(wl).endswith("-pb-lane-wg-tma-xown-g4-ts2")
     assert KernelConfig.parse(own.name(wl))[1] == own
+    stacked = lane_cfg(64, 1, wgmma=True, tap_split=2, tma=True, stack=True)
+    assert stacked.name(wl).endswith("-pb-lane-wg-tma-stack-g4-ts2")
+    assert KernelConfig.parse(stacked.name(wl))[1] == stacked
+    # stacking is the lane kernel's knob only
+    with pytest.raises(WinoError, match="not a wino-tvm config name"):
+        KernelConfig.parse("fp16-fp16-m2-tbm16-tbn32-tbk64-frag16x16x16-full-vec16-pad16-pb-stack")
     # the exchange's place is the lane kernel's knob only
     with pytest.raises(WinoError, match="not a wino-tvm config name"):
         KernelConfig.parse("fp16-fp16-m2-tbm16-tbn32-tbk64-frag16x16x16-full-vec16-pad16-pb-xown")
@@ -107,6 +113,15 @@ def test_name_round_trips_and_lane_needs_pb() -> None:
     (fp16(1, 56, 56, 64, 64), lane_cfg(64, 1, 4, 32, 2, True, 2, tma=True, exchange_own=True),
      "exceeds NVIDIA H100's"),
     (fp16(1, 56, 56, 64, 64), lane_cfg(64, 1, tap_split=4), "tap_split=4 warps per channel slice"),
+    (fp16(1, 56, 56, 64, 64), KernelConfig(16, 32, 64, fusion="full", stack=True),
+     "stack: a knob of the lane kernel only"),
+    (fp16(1, 56, 56, 64, 64), lane_cfg(64, 1, 4, 32, 2, True, 2, stack=True),
+     "it needs tma and groups=4"),
+    (fp16(1, 56, 56, 64, 64), lane_cfg(64, 1, 8, 32, 2, True, 2, tma=True, stack=True),
+     "it needs tma and groups=4"),
+    (fp16(1, 56, 56, 64, 64, accum="fp32"),
+     lane_cfg(32, 1, 4, 64, 2, True, 2, tma=True, exchange_own=True, stack=True),
+     "drop exchange_own (xown)"),
     (fp16(1, 56, 56, 64, 64, accum="fp32"), lane_cfg(64, 1, tap_split=2),
      "with fp32 accumulators and tap_split=2 one of (32,)"),
     (fp16(1, 56, 56, 64, 64), lane_cfg(64, 1, 8, tap_split=2),
@@ -135,6 +150,9 @@ def test_int8_lane_problem_offers_no_empty_choice() -> None:
     (["--dtype", "fp16", "--tap-split", "2"], "--tap-split is a knob of the lane kernel"),
     (["--dtype", "fp16", "--tma"], "--tma is a knob of the lane kernel"),
     (["--dtype", "fp16", "--exchange-own"], "--exchange-own is a knob of the lane kernel"),
+    (["--dtype", "fp16", "--stack"], "--stack is a knob of the lane kernel"),
+    (["--dtype", "fp16", "--accum", "fp16", "--m", "2", "--lane", "--tb-n", "32", "--stack"],
+     "it needs tma and groups=4"),
     (["--dtype", "fp16", "--accum", "fp16", "--m", "2", "--lane", "--tb-n", "32", "--tma",
       "--arch", "sm_80"], "--tma runs on sm_90 GPUs (H100, H200), not sm_80"),
     (["--dtype", "fp16", "--accum", "fp16", "--m", "2", "--lane", "--tb-n", "32",
@@ -194,6 +212,33 @@ def test_space_offers_lane_configs_only_where_they_apply() -> None:
     own = [c.cfg for c in space if c.cfg.exchange_own]
     assert own and all(cfg.tap_split == 2 for cfg in own)
     assert {cfg.with_(exchange_own=False) for cfg in own} <= {c.cfg for c in space}
+    # stacked tile groups: opt-in, TMA blocks of 4 groups only, beside their unstacked twins
+    space, _ = config_space(wl, H100, Axes(lane_tma=(True,), lane_stack=(False, True)))
+    stacked = [c.cfg for c in space if c.cfg.stack]
+    assert stacked and all(cfg.tma and cfg.groups == 4 and not cfg.exchange_own
+                           for cfg in stacked)
+    # (a stack needs less memory: some fit where their unstacked twins do not)
+    twins = {cfg.with_(stack=False) for cfg in stacked}
+    assert {cfg for cfg in twins if cfg.smem_bytes(wl) <= H100.smem_per_block} <= {
+        c.cfg for c in space}
+    assert any(cfg.smem_bytes(wl) > H100.smem_per_block for cfg in twins)
+
+
+def test_stacked_grid_counts_stacks() -> None:
+    # 448²: 112 x 28 tile groups of 2 x 8 tiles, or 28 x 28 stacks of 8 x 8; 56²'s 28 tile rows
+    # end inside a stack (3.5 of them: the last computes on zeros past the image)
+    cfg = lane_cfg(64, 1, 4, 32, 2, True, 2, tma=True)
+    for shape, groups, stacks in (((1, 448, 448, 64, 64), 112 * 28, 28 * 28),
+                                  ((32, 56, 56, 64, 64), 32 * 14 * 4, 32 * 4 * 4)):
+        wl = fp16(*shape)
+        assert cfg.lane_tile_groups(wl) == groups and cfg.lane_grid(wl) == (groups // 4, 1)
+        stacked = cfg.with_(stack=True)
+        assert stacked.lane_tile_groups(wl) == stacks and stacked.lane_grid(wl) == (stacks, 1)
+    # one patch ring for the block (18 x 18 pixels), the exchange's both tiles its own
+    wl = fp16(1, 448, 448, 64, 64)
+    patch = -(-2 * 18 * 18 * 40 // 128) * 128
+    assert cfg.with_(stack=True).smem_bytes(wl) == (2 * 16 * 64 * 64 + 2 * patch
+                                                    + 4 * 2 * 64 * 64 * 2 // 2 + 2 * 8)
 
 
 # Every class of variant: both accumulators and warp widths, the whole epilogue, images that
@@ -255,6 +300,14 @@ VARIANTS = {
                                      lane_cfg(16, 1, 2, 16, 4, tma=True)),
     "fp32_w32_tap_split_wgmma_tma_ragged": (fp16(3, 7, 9, 64, 64, accum="fp32", epilogue=ALL),
                                             lane_cfg(32, 1, 4, 64, 2, True, 2, tma=True)),
+    # stacked tile groups: the fp16 picks' shape on an image that ends inside a stack (rows and
+    # columns) with the epilogue, past the last stack at 3 images, and mma.sync with fp32
+    # accumulators, 3 buffers and a rolled chunk loop over K blocks
+    "fp16_w64_tap_split_wgmma_tma_stack_epilogue_ragged": (
+        fp16(3, 22, 40, 64, 64, epilogue=ALL), lane_cfg(64, 1, 4, 32, 2, True, 2, tma=True,
+                                                        stack=True)),
+    "fp32_w16_tma_stack_rolled_kblocks": (fp16(2, 20, 18, 144, 32, accum="fp32"),
+                                          lane_cfg(16, 1, 4, 16, 3, tma=True, stack=True)),
 }
 
 
@@ -265,6 +318,9 @@ def test_tap_split_variants_cover_both_exchanges() -> None:
     own = tiles.pop("fp32_w32_tap_split_wgmma_tma_exchange_own")
     wl, cfg = VARIANTS["fp32_w32_tap_split_wgmma_tma_exchange_own"]
     assert own == 2 and cfg.with_(exchange_own=False).lane_exchange_tiles(wl) == 1
+    stacked = tiles.pop("fp16_w64_tap_split_wgmma_tma_stack_epilogue_ragged")
+    wl, cfg = VARIANTS["fp16_w64_tap_split_wgmma_tma_stack_epilogue_ragged"]
+    assert stacked == 2 and cfg.with_(stack=False).lane_exchange_tiles(wl) == 1
     assert set(tiles.values()) == {1}
 
 

@@ -109,6 +109,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--exchange-own", action="store_true",
                    help="with --lane --tap-split 2: the OTrans exchange in shared memory of its "
                         "own (one barrier instead of two; tuned)")
+    p.add_argument("--stack", action="store_true",
+                   help="with --lane --tma --groups 4: the tile groups stacked one above the "
+                        "other on one shared input patch per chunk (tuned)")
     p.add_argument("--arch", default="sm_90", choices=sorted(ARCH_DEVICE),
                    help="CUDA architecture to generate and compile for")
     p.add_argument("--out", type=Path, default=Path("artifacts/build"), help="artifact folder")

@@ -93,6 +93,10 @@ LANE_OTHER_REGISTERS = 84
 # all 16 taps' A registers stay live until the step's MMAs are done.
 LANE_OTHER_REGISTERS_WGMMA = 100
 LANE_PATCH_PIXELS = 6 * 18  # a tile group's input: 2 x 8 tiles of 4 x 4 pixels
+# Stacked lane kernels: the block's LANE_WARPGROUP_GROUPS tile groups one above the other, 8 x 8
+# tiles (16 x 16 output pixels) sharing one 18 x 18 patch.
+LANE_STACK_PIXELS = 18 * 18
+LANE_STACK_OUTPUT = 16
 # Channels per staged patch chunk: whole 16-channel MMA steps, at most 16 pieces of 16 bytes per
 # pixel so that one warp's pass copies whole pixels.
 LANE_CHUNK_CHANNELS = (16, 32, 64, 128)
@@ -175,16 +179,21 @@ class KernelConfig:
     # (one group barrier) instead of tile 1's in the last patch buffer (two); costs
     # lane_exchange_tiles more memory
     exchange_own: bool = False
+    # lane kernel with TMA and 4 tile groups: the groups stacked one above the other on one
+    # shared patch per chunk (1.27x the output's pixels copied instead of 1.69x), the chunk's
+    # barrier the block's, the tap split's exchange in memory of its own
+    stack: bool = False
 
     @classmethod
     def lane_config(cls, tb_n: int, tb_k: int, groups: int = 1, k_split: int = 1,
                     stages: int = 2, wgmma: bool = False, tap_split: int = 1,
-                    tma: bool = False, exchange_own: bool = False) -> KernelConfig:
+                    tma: bool = False, exchange_own: bool = False,
+                    stack: bool = False) -> KernelConfig:
         """A lane-layout config: these knobs, the fixed ones (16 tiles per warp, the m16n8k16
         fragment, full fusion, persistent blocks) and the rest at their defaults."""
         return cls(LANE_TILES, tb_n, tb_k, *LANE_FRAGMENT, "full", persist=True, groups=groups,
                    k_split=k_split, lane=True, stages=stages, wgmma=wgmma, tap_split=tap_split,
-                   tma=tma, exchange_own=exchange_own)
+                   tma=tma, exchange_own=exchange_own, stack=stack)
 
     def lane_only_knobs(self) -> list[str]:
         """The lane kernel's own knobs (LANE_ONLY_KNOBS) this config sets off their defaults."""
@@ -219,6 +228,7 @@ class KernelConfig:
             *(["wg"] if self.wgmma else []),
             *(["tma"] if self.tma else []),
             *(["xown"] if self.exchange_own else []),
+            *(["stack"] if self.stack else []),
             *(f"{prefix}{getattr(self, knob)}" for prefix, knob in COUNTED_TOKENS.items()
               if getattr(self, knob) != _DEFAULTS[knob]),
         ]
@@ -230,13 +240,13 @@ class KernelConfig:
         try:
             dtype, accum, m, tbm, tbn, tbk, frag, fusion, vec, pad = parts[:10]
             fm, fn, fk = (int(v) for v in frag.removeprefix("frag").split("x"))
-            # Optional tokens after the ten fixed ones: ul2, pb, lane, wg, tma, xown, then
+            # Optional tokens after the ten fixed ones: ul2, pb, lane, wg, tma, xown, stack, then
             # COUNTED_TOKENS (numbers other than the defaults); name() must give back the same
             # text.
             knobs: dict = {"u_smem": True, "persist": False, "lane": False, "wgmma": False,
-                           "tma": False, "exchange_own": False}
+                           "tma": False, "exchange_own": False, "stack": False}
             flags = {"pb": "persist", "lane": "lane", "wg": "wgmma", "tma": "tma",
-                     "xown": "exchange_own"}
+                     "xown": "exchange_own", "stack": "stack"}
             for token in parts[10:]:
                 if token == "ul2":
                     knobs["u_smem"] = False
@@ -249,7 +259,7 @@ class KernelConfig:
                       int(tbk.removeprefix("tbk")), fm, fn, fk, fusion,
                       int(vec.removeprefix("vec")), int(pad.removeprefix("pad")), **knobs)
             # The grammar: g<N> or ks<N> (not both, but for lane) only after pb, pb not with ul2,
-            # lane only after pb, st<N>, ts<N>, wg, tma and xown only with lane.
+            # lane only after pb, st<N>, ts<N>, wg, tma, xown and stack only with lane.
             split = cfg.groups != 1 or cfg.k_split != 1
             if (cfg._tokens() != parts[3:] or (split and not cfg.persist)
                     or (cfg.groups != 1 and cfg.k_split != 1 and not cfg.lane)
@@ -340,17 +350,19 @@ class KernelConfig:
         (C + 8 halves: conflict-free ldmatrix; C in wgmma's core matrices), per tile group
         `stages` patch buffers of tb_k channels (+ 8 halves: conflict-free 8-byte reads), with
         the tap split the exchange's own memory (lane_exchange_tiles), with TMA an mbarrier per
-        buffer."""
+        buffer; stacked, one set of patch buffers for the block."""
         u_rows = wl.alpha * wl.alpha * self.tb_n * self.k_split
         u_bytes = ELEMENT_BYTES["fp16"] * u_rows * (wl.c + (0 if self.wgmma else 8))
-        return (u_bytes + self.groups * self.stages * self._lane_patch_bytes()
+        patch_sets = 1 if self.stack else self.groups
+        return (u_bytes + patch_sets * self.stages * self._lane_patch_bytes()
                 + self.groups * self.lane_exchange_tiles(wl) * self._lane_exchange_bytes(wl)
-                + (self.groups * self.stages * LANE_MBARRIER_BYTES if self.tma else 0))
+                + (patch_sets * self.stages * LANE_MBARRIER_BYTES if self.tma else 0))
 
     def _lane_patch_bytes(self) -> int:
-        """One patch buffer of the lane kernel: the tile group's pixels x (tb_k + 8) halves (with
-        TMA rounded up to LANE_TMA_ALIGN)."""
-        raw = ELEMENT_BYTES["fp16"] * LANE_PATCH_PIXELS * (self.tb_k + 8)
+        """One patch buffer of the lane kernel: the tile group's (stacked: the block's) pixels x
+        (tb_k + 8) halves (with TMA rounded up to LANE_TMA_ALIGN)."""
+        pixels = LANE_STACK_PIXELS if self.stack else LANE_PATCH_PIXELS
+        raw = ELEMENT_BYTES["fp16"] * pixels * (self.tb_k + 8)
         return -(-raw // LANE_TMA_ALIGN) * LANE_TMA_ALIGN if self.tma else raw
 
     def _lane_exchange_bytes(self, wl: Conv2dWorkload) -> int:
@@ -362,22 +374,26 @@ class KernelConfig:
     def lane_exchange_tiles(self, wl: Conv2dWorkload) -> int:
         """Tiles of the tap split's exchange in memory of its own: none without the split, one
         where the group's words for the other tile fit its last patch buffer and exchange_own
-        is off, else two."""
+        and stack are off, else two (a stacked block's patch buffer is the block's, free for
+        the exchange only after all its warps are done with it)."""
         if self.tap_split == 1:
             return 0
-        if self.exchange_own:
+        if self.exchange_own or self.stack:
             return 2
         return 1 if self._lane_exchange_bytes(wl) <= self._lane_patch_bytes() else 2
 
-    @staticmethod
-    def lane_tile_groups(wl: Conv2dWorkload) -> int:
-        """The lane kernel's units of work: 2 x 8 tiles (4 x 16 output pixels) of one image."""
-        return wl.n * -(-wl.h // 4) * -(-wl.w // 16)
+    def lane_tile_groups(self, wl: Conv2dWorkload) -> int:
+        """The lane kernel's units of work: 2 x 8 tiles (4 x 16 output pixels) of one image;
+        stacked, the block's: 8 x 8 tiles (16 x 16 pixels)."""
+        rows = LANE_STACK_OUTPUT if self.stack else 4
+        return wl.n * -(-wl.h // rows) * -(-wl.w // 16)
 
     def lane_grid(self, wl: Conv2dWorkload) -> tuple[int, int]:
         """The lane kernel's grid: block-sized sets of tile groups (x), and blocks along K of
         tb_n x k_split channels each (y)."""
-        return -(-self.lane_tile_groups(wl) // self.groups), wl.k // (self.tb_n * self.k_split)
+        per_block = 1 if self.stack else self.groups
+        return (-(-self.lane_tile_groups(wl) // per_block),
+                wl.k // (self.tb_n * self.k_split))
 
     def lane_max_warps(self, wl: Conv2dWorkload) -> int:
         """Warps per lane block the register file holds: accumulators plus
@@ -394,7 +410,7 @@ class KernelConfig:
                        f"{wl.out}, m={wl.m}: use the sync-free kernels (drop lane)")
         if self != KernelConfig.lane_config(self.tb_n, self.tb_k, self.groups, self.k_split,
                                             self.stages, self.wgmma, self.tap_split, self.tma,
-                                            self.exchange_own):
+                                            self.exchange_own, self.stack):
             out.append(f"lane takes tb_m={LANE_TILES}, frag {'x'.join(map(str, LANE_FRAGMENT))}, "
                        "fusion full, pb, vec16, pad16 and no other knobs")
         if self.tap_split not in LANE_TAP_SPLITS:
@@ -415,6 +431,12 @@ class KernelConfig:
         if self.exchange_own and self.tap_split == 1:
             out.append("lane: exchange_own (xown) places the tap split's exchange: it needs "
                        "tap_split=2")
+        if self.stack and not (self.tma and self.groups == LANE_WARPGROUP_GROUPS):
+            out.append(f"lane: stack shares one TMA patch among {LANE_WARPGROUP_GROUPS} tile "
+                       f"groups: it needs tma and groups={LANE_WARPGROUP_GROUPS}")
+        if self.stack and self.exchange_own:
+            out.append("lane: stack keeps the tap split's exchange in memory of its own "
+                       "already: drop exchange_own (xown)")
         if self.wgmma and self.groups % LANE_WARPGROUP_GROUPS:
             out.append(f"lane: wgmma (wg) takes warpgroups of {LANE_WARPGROUP_GROUPS} tile groups: "
                        f"groups={self.groups} must be a multiple of {LANE_WARPGROUP_GROUPS}")
@@ -589,7 +611,7 @@ COUNTED_TOKENS = {"g": "groups", "ks": "k_split", "oc": "ot_channels", "mr": "m_
                   "lb": "min_blocks", "st": "stages", "ts": "tap_split"}
 _DEFAULTS = {f.name: f.default for f in fields(KernelConfig)}
 # The knobs only the lane kernel takes, in the order their problems (and build's flags) are told.
-LANE_ONLY_KNOBS = ("stages", "wgmma", "tma", "exchange_own", "tap_split")
+LANE_ONLY_KNOBS = ("stages", "wgmma", "tma", "exchange_own", "stack", "tap_split")
 
 
 def artifact_name(wl: Conv2dWorkload, cfg: KernelConfig) -> str:

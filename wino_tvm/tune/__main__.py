@@ -98,6 +98,9 @@ def _add_space_args(p: argparse.ArgumentParser) -> None:
     axes.add_argument("--lane-exchange-own", type=_bools, default=Axes.lane_exchange_own,
                       help="0,1: also the tap-split lane kernels with the exchange in memory "
                            "of its own (--lane --exchange-own)")
+    axes.add_argument("--lane-stack", type=_bools, default=Axes.lane_stack,
+                      help="0,1: also the TMA lane kernels of 4 tile groups stacked on one "
+                           "patch (--lane --stack)")
     dev = p.add_argument_group("device limits (default: the GPU here)")
     dev.add_argument("--device", choices=sorted(KNOWN_DEVICES), help="use the known table")
     dev.add_argument("--sms", type=int, help="override: streaming multiprocessors")
@@ -166,7 +169,8 @@ def _axes(args: argparse.Namespace) -> Axes:
     return Axes(args.m, args.tb_m, args.tb_n, args.tb_k, args.frag, args.fusion, args.vec,
                 args.pad, args.u_smem, args.persist, args.groups, args.ot_channels, args.k_split,
                 args.m_rounds, args.min_blocks, args.lane, args.lane_groups, args.lane_stages,
-                args.lane_wgmma, args.lane_tma, args.lane_tap_split, args.lane_exchange_own)
+                args.lane_wgmma, args.lane_tma, args.lane_tap_split, args.lane_exchange_own,
+                args.lane_stack)
 
 
 def _workloads(args: argparse.Namespace) -> list[Conv2dWorkload]:

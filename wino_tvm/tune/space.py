@@ -100,7 +100,8 @@ class Axes:
     # from lane_stages, wgmma or mma.sync from lane_wgmma and TMA or cp.async patch copies from
     # lane_tma (both need an sm_90 GPU, so they are opt-in), warps per channel slice from
     # lane_tap_split, the tap split's exchange in memory of its own from lane_exchange_own
-    # (opt-in; the rules refuse it without the split); the rest is fixed. Only where the fusions
+    # (opt-in; the rules refuse it without the split), the tile groups stacked on one patch
+    # from lane_stack (opt-in; TMA and 4 groups only); the rest is fixed. Only where the fusions
     # include full (a full kernel).
     lane: tuple[bool, ...] = (False, True)
     lane_groups: tuple[int, ...] = (1, 2, 3, 4, 6, 8, 10, 12)
@@ -109,6 +110,7 @@ class Axes:
     lane_tma: tuple[bool, ...] = (False,)
     lane_tap_split: tuple[int, ...] = (1, 2)
     lane_exchange_own: tuple[bool, ...] = (False,)
+    lane_stack: tuple[bool, ...] = (False,)
 
     def configs(self) -> Iterator[KernelConfig]:
         for (tbm, tbn, tbk, frag, fusion, vec, pad, u_smem, persist, groups,
@@ -121,12 +123,13 @@ class Axes:
                                ot_channels, k_split, m_rounds, min_blocks)
         if True not in self.lane or "full" not in self.fusions:
             return
-        for (tbn, tbk, k_split, groups, stages, wgmma, tap_split, tma,
-             exchange_own) in itertools.product(
+        for (tbn, tbk, k_split, groups, stages, wgmma, tap_split, tma, exchange_own,
+             stack) in itertools.product(
                 self.tb_n, self.tb_k, self.k_split, self.lane_groups, self.lane_stages,
-                self.lane_wgmma, self.lane_tap_split, self.lane_tma, self.lane_exchange_own):
+                self.lane_wgmma, self.lane_tap_split, self.lane_tma, self.lane_exchange_own,
+                self.lane_stack):
             yield KernelConfig.lane_config(tbn, tbk, groups, k_split, stages, wgmma, tap_split,
-                                           tma, exchange_own)
+                                           tma, exchange_own, stack)
 
 
 DEFAULT_AXES = Axes()
