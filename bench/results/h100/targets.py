@@ -45,12 +45,13 @@ def best(s: str, dtype: str, acc: str | None = None, epilogue: str = "", out: st
 
 print(f"{len(ours)} full variants, all correct; host-bound rows: "
       f"{sum(r.get('host_bound', False) for r in rows)}")
+# The two thresholds' ratios to three places: to two, 1.498x prints as 1.50x.
 print("\nfp16, C=K=64 N=1 (target >= 1.5x cuDNN best):")
 for s in ("N1_H448_C64", "N1_H640_C64", "N1_H960_C64"):
     parts = []
     for acc in ("fp16", "fp32"):
         b = best(s, "fp16", acc)
-        parts.append(f"{acc} acc. {b['median_us']:.1f} us = {cudnn[s] / b['median_us']:.2f}x")
+        parts.append(f"{acc} acc. {b['median_us']:.1f} us = {cudnn[s] / b['median_us']:.3f}x")
     print(f"  {s}: cuDNN {cudnn[s]:.1f} us; " + "; ".join(parts))
 LAST = load(HERE / PREVIOUS / "results.jsonl")
 
@@ -80,7 +81,7 @@ for key, values in ratios.items():
     lo, hi = min(values), max(values)
     print(f"  {key}: {lo[0]:.2f}x ({lo[1]}) .. {hi[0]:.2f}x ({hi[1]})")
 b960 = best("N1_H960_C64", "fp16")
-print(f"\nDRAM floor at 960²: {b960['median_us']:.1f} us = {b960['median_us'] / FLOOR_960_US:.2f}x "
+print(f"\nDRAM floor at 960²: {b960['median_us']:.1f} us = {b960['median_us'] / FLOOR_960_US:.3f}x "
       f"the {FLOOR_960_US:.0f} us floor")
 print("\nint8 (target >= 1.5x cuDNN's int8 implicit GEMM):")
 int8_ratios = []
