@@ -300,7 +300,7 @@ VARIANTS = {
                                      lane_cfg(16, 1, 2, 16, 4, tma=True)),
     "fp32_w32_tap_split_wgmma_tma_ragged": (fp16(3, 7, 9, 64, 64, accum="fp32", epilogue=ALL),
                                             lane_cfg(32, 1, 4, 64, 2, True, 2, tma=True)),
-    # stacked tile groups: the fp16 picks' shape on an image that ends inside a stack (rows and
+    # stacked tile groups: the tap-split shape on an image that ends inside a stack (rows and
     # columns) with the epilogue, past the last stack at 3 images, and mma.sync with fp32
     # accumulators, 3 buffers and a rolled chunk loop over K blocks
     "fp16_w64_tap_split_wgmma_tma_stack_epilogue_ragged": (
@@ -308,6 +308,10 @@ VARIANTS = {
                                                         stack=True)),
     "fp32_w16_tma_stack_rolled_kblocks": (fp16(2, 20, 18, 144, 32, accum="fp32"),
                                           lane_cfg(16, 1, 4, 16, 3, tma=True, stack=True)),
+    # ... and the 448²-960² picks' shape: two channel slices per stack, no tap split
+    "fp16_w32_kslices_wgmma_tma_stack_epilogue_ragged": (
+        fp16(2, 20, 36, 64, 64, epilogue=ALL), lane_cfg(32, 2, 4, 64, 2, True, 1, tma=True,
+                                                        stack=True)),
 }
 
 
