@@ -32,7 +32,9 @@
 // pixels through L2 instead of 1.69x, one copy per chunk and block. The chunk's barrier is then
 // the block's (8 warps), and the block loops over stacks. fp16 picks with two chunks per tile
 // group 1.015x-1.050x; one 64-channel chunk (the fp32 picks) 0.96x-0.98x: the block barrier
-// per tile group (bench/results/h100/stack/; the tuner chooses).
+// per tile group (bench/results/h100/stack/; the tuner chooses). The freed memory fits two
+// channel slices of 32 beside U without the tap split, the fp16 picks at 448²-960² since
+// (1.04x-1.06x over the stacked split, bench/results/h100/sweep_stack/).
 //
 // With kWgmma (sm_90a) a warpgroup's four warps take four tile groups of one channel slice, and
 // each tap's MMA is one wgmma m64nNk16: A from the lanes' registers as above, B (U) read by the
