@@ -95,15 +95,16 @@ constexpr int kStepsPerChunk = kChunkC / 16;    // MMA k steps per chunk
 // 0.95-1.00x: bench/results/h100/lane_ncu128/, lane_chunk_loop/).
 constexpr int kChunkUnroll = kChunks <= 8 ? kChunks : 1;
 constexpr int kPatchRows = 6, kPatchCols = 18;  // a group's input: 2 x 8 tiles of 4 x 4
-// Stacked, the four groups' patches overlap in 2 rows each: one 18-row patch (group r reads
-// rows 4r .. 4r + 5), one ring of buffers for the block.
-constexpr int kBoxRows = kStack ? 4 * 4 + 2 : kPatchRows;
-constexpr int kPatchSets = kStack ? 1 : kGroups;
+// A unit of work: a tile group, or stacked the block's four (their patches overlap in 2 rows
+// each: one 18-row patch, group r reading rows 4r .. 4r + 5), each with its ring of buffers.
+constexpr int kUnits = kStack ? 1 : kGroups;              // units of work per block
+constexpr int kUnitTileRows = kStack ? 4 * 2 : 2;         // tile rows of a unit
+constexpr int kBoxRows = 2 * kUnitTileRows + 2;           // pixel rows of its patch
 constexpr int kPix = kChunkC + 8;               // patch pixel in halves: +16 B, conflict-free LDS.64
 constexpr int kBoxHalves = kBoxRows * kPatchCols * kPix;  // a chunk's patch (a TMA box)
 // TMA: buffers on 128-byte boundaries (the copy's destination), an 8-byte mbarrier each at the end.
 constexpr int kPatchHalves = kTma ? (kBoxHalves + 63) / 64 * 64 : kBoxHalves;
-constexpr int kBarrierBytes = kTma ? 8 * kPatchSets * kStages : 0;
+constexpr int kBarrierBytes = kTma ? 8 * kUnits * kStages : 0;
 // Tap split: per tile, a warp's partial output row for the other warp (words [i][lane], 4 per
 // i). Tile 0's go to memory of their own; tile 1's to the patch buffer the group computed on
 // last, where it holds the group's (a second group barrier: the buffer is free only after the
@@ -117,16 +118,16 @@ constexpr bool kExchangeOwn = {{EXCHANGE_OWN}};  // both tiles in memory of thei
 constexpr bool kExchangeInPatch =
     kTapSplit == 2 && !kExchangeOwn && !kStack && kGroupWarps * kTileHalves <= kPatchHalves;
 constexpr int kOwnExchangeTiles = kTapSplit == 1 ? 0 : kExchangeInPatch ? 1 : 2;
-constexpr int kSmemBytes = 2 * (kUHalves + kPatchSets * kStages * kPatchHalves +
+constexpr int kSmemBytes = 2 * (kUHalves + kUnits * kStages * kPatchHalves +
                                 kGroups * kGroupWarps * kOwnExchangeTiles * kTileHalves) +
                            kBarrierBytes;
 constexpr int kTileRows = (kH + 1) / 2, kTileCols = (kW + 1) / 2;
-constexpr int kGroupRows = (kTileRows + (kStack ? 7 : 1)) / (kStack ? 8 : 2);
+constexpr int kGroupRows = (kTileRows + kUnitTileRows - 1) / kUnitTileRows;
 constexpr int kGroupCols = (kTileCols + 7) / 8;
 constexpr int kTileGroups = kN * kGroupRows * kGroupCols;
 // Tile groups (stacked: stacks) reaching past the image compute on zeros and store only the
 // pixels inside it.
-constexpr bool kRagged = kH % (kStack ? 16 : 4) != 0 || kW % 16 != 0;
+constexpr bool kRagged = kH % (2 * kUnitTileRows) != 0 || kW % 16 != 0;
 constexpr bool kEpilogue = kBias || kResidual || kRelu;
 
 static_assert(kChunkC % 16 == 0 && kC % kChunkC == 0,
@@ -447,7 +448,7 @@ __device__ __forceinline__ void channel_chunk(Acc (&acc)[kTaps][kNB][kAccRegs], 
 // Image, top tile row and first tile column of tile group `group`.
 __device__ __forceinline__ int3 group_origin(int group) {
   const int n = group / (kGroupRows * kGroupCols), rest = group % (kGroupRows * kGroupCols);
-  return make_int3(n, (rest / kGroupCols) * (kStack ? 8 : 2), (rest % kGroupCols) * 8);
+  return make_int3(n, (rest / kGroupCols) * kUnitTileRows, (rest % kGroupCols) * 8);
 }
 
 // cp.async of 16 bytes, `bytes` of them read (the rest zero-filled).
@@ -812,10 +813,10 @@ __device__ __forceinline__ void forward(const void* x_map, const half* __restric
                                 bias + channel + k_physical(0, j)))))
                           : make_float2(0.f, 0.f);
 
-  half* patch = Us + kUHalves + (kStack ? 0 : group) * kStages * kPatchHalves;
+  const int unit = kStack ? 0 : group;  // the block's unit of work this warp takes
+  half* patch = Us + kUHalves + unit * kStages * kPatchHalves;
   // TMA: the group's mbarriers, one per buffer, initialised by the thread that issues its copies.
-  uint64_t* bars = reinterpret_cast<uint64_t*>(smem + kSmemBytes - kBarrierBytes) +
-                  (kStack ? 0 : group) * kStages;
+  uint64_t* bars = reinterpret_cast<uint64_t*>(smem + kSmemBytes - kBarrierBytes) + unit * kStages;
   const bool elected = kStack ? threadIdx.x == 0 : tid == 0;
   if (kTma && elected) {
     for (int b = 0; b < kStages; ++b)
@@ -826,7 +827,7 @@ __device__ __forceinline__ void forward(const void* x_map, const half* __restric
   const half* xb = patch + 2 * g * kPix + 4 * q + (kStack ? 4 * group * kPatchCols * kPix : 0);
   const PatchRows rows = patch_rows(half_index);
   // Tap split: the exchange's own memory, [warp][tile], after the patches.
-  half* const own_exchange = Us + kUHalves + kPatchSets * kStages * kPatchHalves;
+  half* const own_exchange = Us + kUHalves + kUnits * kStages * kPatchHalves;
   const auto exchange_words = [&](int w, int tile) {
     return reinterpret_cast<uint32_t*>(own_exchange + (w * kOwnExchangeTiles + tile) * kTileHalves);
   };
@@ -835,9 +836,9 @@ __device__ __forceinline__ void forward(const void* x_map, const half* __restric
       {exchange_words(partner_warp, 0), exchange_words(partner_warp, kOwnExchangeTiles - 1)}};
   // Items (tile group, chunk) run in order through the ring of buffers: item i is chunk
   // i % kChunks of tile group first + (i / kChunks) * stride, in buffer i % kStages.
-  // Stacked: the block's groups walk the same stacks (tile_group counts stacks).
-  const int stride = gridDim.x * (kStack ? 1 : kGroups);
-  int tile_group = kStack ? blockIdx.x : blockIdx.x * kGroups + group;
+  // Stacked, the block's groups walk the same stacks (tile_group counts stacks).
+  const int stride = gridDim.x * kUnits;
+  int tile_group = blockIdx.x * kUnits + unit;
   // Stages item `item`, counted from tile_group's first chunk, into buffer b.
   const auto stage_item = [&](int b, int item) {
     const int ahead = tile_group + item / kChunks * stride;

@@ -353,10 +353,15 @@ class KernelConfig:
         buffer; stacked, one set of patch buffers for the block."""
         u_rows = wl.alpha * wl.alpha * self.tb_n * self.k_split
         u_bytes = ELEMENT_BYTES["fp16"] * u_rows * (wl.c + (0 if self.wgmma else 8))
-        patch_sets = 1 if self.stack else self.groups
-        return (u_bytes + patch_sets * self.stages * self._lane_patch_bytes()
+        rings = self._lane_units()
+        return (u_bytes + rings * self.stages * self._lane_patch_bytes()
                 + self.groups * self.lane_exchange_tiles(wl) * self._lane_exchange_bytes(wl)
-                + (patch_sets * self.stages * LANE_MBARRIER_BYTES if self.tma else 0))
+                + (rings * self.stages * LANE_MBARRIER_BYTES if self.tma else 0))
+
+    def _lane_units(self) -> int:
+        """The lane block's units of work, each with its ring of patch buffers: its tile
+        groups, or stacked one."""
+        return 1 if self.stack else self.groups
 
     def _lane_patch_bytes(self) -> int:
         """One patch buffer of the lane kernel: the tile group's (stacked: the block's) pixels x
@@ -391,8 +396,7 @@ class KernelConfig:
     def lane_grid(self, wl: Conv2dWorkload) -> tuple[int, int]:
         """The lane kernel's grid: block-sized sets of tile groups (x), and blocks along K of
         tb_n x k_split channels each (y)."""
-        per_block = 1 if self.stack else self.groups
-        return (-(-self.lane_tile_groups(wl) // per_block),
+        return (-(-self.lane_tile_groups(wl) // self._lane_units()),
                 wl.k // (self.tb_n * self.k_split))
 
     def lane_max_warps(self, wl: Conv2dWorkload) -> int:
