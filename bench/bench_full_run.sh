@@ -6,13 +6,10 @@
 set -u
 O=$1
 C=$2  # the commit of the benchmark harness
-W=$O/run
-mkdir -p $W
-tar xzf .gpu/bf.tar.gz -C .gpu
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv > $W/env.txt
+source bench/device_set.sh "$O" run bf
 python3 -m pytest -q -m gpu -p no:cacheprovider tests/test_harness.py tests/test_library.py \
   tests/test_bench_report.py tests/test_lane.py > $W/gpu_tests.log 2>&1
 tail -3 $W/gpu_tests.log
-python3 -m wino_tvm.bench .gpu/bf --out $W/bench_full --iters 60 --commit $C > $W/bench.log 2>&1
+python3 -m wino_tvm.bench $P --out $W/bench_full --iters 60 --commit $C > $W/bench.log 2>&1
 tail -3 $W/bench.log
 tar czf $O/run.tar.gz -C $O run && rm -rf $W
