@@ -7,10 +7,12 @@ from wino_tvm.config import KNOWN_DEVICES, KernelConfig
 from wino_tvm.suites import BENCH_WORKLOADS, FULL_EPILOGUES, TUNING_LOG
 from wino_tvm.tune.best import latest, matching
 from wino_tvm.tune.records import read_records
-from wino_tvm.tune.space import Candidate
+from wino_tvm.tune.space import Axes, Candidate, config_space
 from wino_tvm.workload import Conv2dWorkload
 
 H100 = KNOWN_DEVICES["h100"]
+# The stacked lane configs of the space: wgmma, TMA, 4 tile groups.
+STACKED_AXES = Axes(lane_wgmma=(True,), lane_tma=(True,), lane_stack=(True,))
 
 
 def logged_cases(
@@ -32,3 +34,9 @@ def logged_cases(
 def fitting(wl: Conv2dWorkload, configs: list[KernelConfig]) -> list[Candidate]:
     """configs for wl once each, in order, without those the H100 refuses."""
     return [Candidate(wl, c) for c in dict.fromkeys(configs) if not c.problems(wl, H100)]
+
+
+def stacked_space(wl: Conv2dWorkload) -> list[Candidate]:
+    """Every stacked lane config of the space that the H100 takes for wl."""
+    space, _ = config_space(wl, H100, STACKED_AXES)
+    return [c for c in space if c.cfg.stack]

@@ -7,29 +7,20 @@ import dataclasses
 import sys
 from pathlib import Path
 
-from wino_tvm.config import KNOWN_DEVICES
-from wino_tvm.suites import BENCH_WORKLOADS, TUNING_LOG
-from wino_tvm.tune.best import best_config
-from wino_tvm.tune.builder import build_plan
-from wino_tvm.tune.space import Candidate
-from wino_tvm.workload import Conv2dWorkload
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # bench/ab_plan.py, tune_cases.py
+from ab_plan import lane_picks  # noqa: E402
+from tune_cases import H100, fitting  # noqa: E402
 
-H100 = KNOWN_DEVICES["h100"]
+from wino_tvm.tune.builder import build_plan  # noqa: E402
+from wino_tvm.tune.space import Candidate  # noqa: E402
 
 
 def cases() -> list[Candidate]:
     out = []
-    for shape in BENCH_WORKLOADS:
-        for accum in ("fp16", "fp32"):
-            wl = Conv2dWorkload(*shape, dtype="fp16", m=2, accum=accum)
-            found = best_config(TUNING_LOG, wl, "h100", 2, "full")
-            if found is None or not found[0].lane:
-                continue
-            pick = found[0]
-            configs = [pick, dataclasses.replace(pick, stages=4),
-                       dataclasses.replace(pick, stages=4, tb_k=16)]
-            out += [Candidate(wl, c) for c in dict.fromkeys(configs)
-                    if not c.problems(wl, H100)]
+    for pick in lane_picks():
+        cfg = pick.cfg
+        out += fitting(pick.wl, [cfg, dataclasses.replace(cfg, stages=4),
+                                 dataclasses.replace(cfg, stages=4, tb_k=16)])
     return out
 
 

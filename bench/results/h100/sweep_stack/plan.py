@@ -6,21 +6,18 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # bench/tune_cases.py
-from tune_cases import H100  # noqa: E402
+from tune_cases import H100, stacked_space  # noqa: E402
 
 from wino_tvm.tune.builder import build_plan  # noqa: E402
-from wino_tvm.tune.space import Axes, Candidate, config_space  # noqa: E402
+from wino_tvm.tune.space import Candidate  # noqa: E402
 from wino_tvm.workload import Conv2dWorkload  # noqa: E402
-
-AXES = Axes(lane_wgmma=(True,), lane_tma=(True,), lane_stack=(True,))
 
 
 def cases() -> list[Candidate]:
     out = []
     for size in (224, 448, 640, 960):
         wl = Conv2dWorkload(1, size, size, 64, 64, dtype="fp16", m=2, accum="fp16")
-        space, _ = config_space(wl, H100, AXES)
-        out += [c for c in space if c.cfg.stack]
+        out += stacked_space(wl)
     return out
 
 

@@ -7,20 +7,17 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # bench/tune_cases.py
-from tune_cases import H100, logged_cases  # noqa: E402
+from tune_cases import H100, logged_cases, stacked_space  # noqa: E402
 
 from wino_tvm.tune.builder import build_plan  # noqa: E402
-from wino_tvm.tune.space import Axes, Candidate, config_space  # noqa: E402
-
-AXES = Axes(lane_wgmma=(True,), lane_tma=(True,), lane_stack=(True,))
+from wino_tvm.tune.space import Candidate  # noqa: E402
 
 
 def cases() -> list[Candidate]:
     out = []
     for wl, _ in logged_cases(channels=64):
         if wl.accum == "fp32" and wl.h % 16 == 0:
-            space, _ = config_space(wl, H100, AXES)
-            out += [c for c in space if c.cfg.stack]
+            out += stacked_space(wl)
     return out
 
 
