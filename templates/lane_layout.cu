@@ -3,7 +3,8 @@
 // it loads from, and this kernel's point is that each lane computes its A fragment's values in
 // registers (docs/perf-notes.md, "The lane layout").
 //
-// fp16 in and out; fp16 or fp32 accumulators (mma.sync m16n8k16). A warp owns 16 tiles (2 tile
+// fp16 in and out with fp16 or fp32 accumulators (mma.sync m16n8k16); or int8 in, on the same
+// fp16 tensor cores with fp16 accumulators (see kInt8In), y in fp32, fp16 or int8. A warp owns 16 tiles (2 tile
 // rows x 8 tile columns: a "tile group") x kWarpK output channels for all 16 taps. Lane (g, q) =
 // (lane / 4, lane % 4) holds A-fragment rows g and g + 8: the vertically adjacent tiles
 // (ty, tx0 + g) and (ty + 1, tx0 + g). It transforms exactly the input it feeds to the MMA, and
@@ -49,6 +50,12 @@
 //   channels of each output pixel, and each 16-byte (8-byte) store of the warp covers whole
 //   64-byte (32-byte) runs of the pixel: with kNB = 8 a lane's 16 channels in one run took two
 //   half-sector stores each (twice the store sectors, bench/results/h100/tap_split/run5).
+// int8 in (kInt8In): F(2x2)'s V = B^T d B of int8 d are integers, |V| <= 4 * 128, and U = G g G^T
+// of int8 g multiples of 1/4, |U| <= 9 * 128 / 4: both exact in fp16, so the MMA's products are
+// exact, unlike an int8 MMA's, whose V must be requantised (docs/int8.md). The patch stays int8 in
+// shared memory (half the bytes) and each lane converts what it loads. U is scaled by 2^-kUShift
+// so that fp16 accumulators hold M and OTrans's sums; OTrans scales back and y is the
+// convolution in integer units, fp16 and int8 y divided by *y_scale, as the int8 IMMA kernels'.
 {{NEEDS_ARCH}}
 #define WINO_LANE_TMA {{TMA}}  // 1: TMA patch copies (a tensor map of x per launch)
 #include <cuda_fp16.h>
@@ -78,6 +85,11 @@ constexpr bool kWgmma = {{WGMMA}};    // wgmma (sm_90a) instead of mma.sync
 constexpr bool kTma = WINO_LANE_TMA;  // TMA (sm_90a) instead of cp.async for the patches
 constexpr bool kStack = {{STACK}};    // the block's tile groups stacked on one patch (stack)
 constexpr bool kBias = {{BIAS}}, kResidual = {{RESIDUAL}}, kRelu = {{RELU}};
+using XT = {{X_T}};  // x: half, or int8_t
+using YT = {{Y_T}};  // y: half; int8 in: float, half or int8_t
+using ET = {{E_T}};  // bias and residual: y's type, float with int8 in (integer units)
+constexpr bool kInt8In = std::is_same_v<XT, int8_t>;
+constexpr bool kScaledOut = {{SCALED_OUT}};  // y = conv / *y_scale (int8 in, fp16 or int8 y)
 
 constexpr int kNB = kWarpK / 8;                 // n8 blocks per warp
 constexpr int kTaps = 16 / kTapSplit;           // taps per warp (4 / kTapSplit tap rows)
@@ -100,10 +112,13 @@ constexpr int kPatchRows = 6, kPatchCols = 18;  // a group's input: 2 x 8 tiles 
 constexpr int kUnits = kStack ? 1 : kGroups;              // units of work per block
 constexpr int kUnitTileRows = kStack ? 4 * 2 : 2;         // tile rows of a unit
 constexpr int kBoxRows = 2 * kUnitTileRows + 2;           // pixel rows of its patch
-constexpr int kPix = kChunkC + 8;               // patch pixel in halves: +16 B, conflict-free LDS.64
-constexpr int kBoxHalves = kBoxRows * kPatchCols * kPix;  // a chunk's patch (a TMA box)
+// A patch pixel in elements: the chunk plus a pad to an odd number of 16-byte units, so that a
+// warp's 8-byte (fp16) or 4-byte (int8) reads take 2 wavefronts, the fewest.
+constexpr int kPix = kChunkC + {{PIXEL_PAD}};
+constexpr int kBoxBytes = kBoxRows * kPatchCols * kPix * (int)sizeof(XT);  // a chunk (a TMA box)
 // TMA: buffers on 128-byte boundaries (the copy's destination), an 8-byte mbarrier each at the end.
-constexpr int kPatchHalves = kTma ? (kBoxHalves + 63) / 64 * 64 : kBoxHalves;
+constexpr int kPatchBytes = kTma ? (kBoxBytes + 127) / 128 * 128 : kBoxBytes;
+constexpr int kPatchElems = kPatchBytes / (int)sizeof(XT);
 constexpr int kBarrierBytes = kTma ? 8 * kUnits * kStages : 0;
 // Tap split: per tile, a warp's partial output row for the other warp (words [i][lane], 4 per
 // i). Tile 0's go to memory of their own; tile 1's to the patch buffer the group computed on
@@ -113,14 +128,23 @@ constexpr int kBarrierBytes = kTma ? 8 * kUnits * kStages : 0;
 // the patch buffer is the block's, free only after all its warps are done with it.
 constexpr int kAccRegs = kF32Acc ? 4 : 2;  // per n8 block: rows g, g + 8 as half2 or 2 floats
 constexpr int kTileWords = 2 * kNB * kAccRegs / 2;  // [output column][n8 block] per lane
-constexpr int kTileHalves = kTapSplit == 1 ? 0 : 2 * 32 * kTileWords;  // per warp
+constexpr int kTileBytes = kTapSplit == 1 ? 0 : 4 * 32 * kTileWords;  // per warp
 constexpr bool kExchangeOwn = {{EXCHANGE_OWN}};  // both tiles in memory of their own (exchange_own)
 constexpr bool kExchangeInPatch =
-    kTapSplit == 2 && !kExchangeOwn && !kStack && kGroupWarps * kTileHalves <= kPatchHalves;
+    kTapSplit == 2 && !kExchangeOwn && !kStack && kGroupWarps * kTileBytes <= kPatchBytes;
 constexpr int kOwnExchangeTiles = kTapSplit == 1 ? 0 : kExchangeInPatch ? 1 : 2;
-constexpr int kSmemBytes = 2 * (kUHalves + kUnits * kStages * kPatchHalves +
-                                kGroups * kGroupWarps * kOwnExchangeTiles * kTileHalves) +
-                           kBarrierBytes;
+constexpr int kUBytes = 2 * kUHalves;
+constexpr int kSmemBytes = kUBytes + kUnits * kStages * kPatchBytes +
+                           kGroups * kGroupWarps * kOwnExchangeTiles * kTileBytes + kBarrierBytes;
+// int8 in: |M| <= C * 512 * 288 and OTrans's sums <= 9 |M| before U's scaling by 2^-kUShift;
+// fp16 holds 65504. U's smallest step (1/4) then lies at 2^-13 (C = 64) .. 2^-16 (C = 512):
+// subnormal from C = 256, still exact.
+constexpr int u_shift() {
+  int e = 0;
+  while (9.0 * 512 * 288 * kC > 65504.0 * (double)(1ll << e)) ++e;
+  return e;
+}
+constexpr int kUShift = kInt8In ? u_shift() : 0;
 constexpr int kTileRows = (kH + 1) / 2, kTileCols = (kW + 1) / 2;
 constexpr int kGroupRows = (kTileRows + kUnitTileRows - 1) / kUnitTileRows;
 constexpr int kGroupCols = (kTileCols + 7) / 8;
@@ -132,6 +156,9 @@ constexpr bool kEpilogue = kBias || kResidual || kRelu;
 
 static_assert(kChunkC % 16 == 0 && kC % kChunkC == 0,
               "lane layout: chunks of whole 16-channel steps that divide C");
+static_assert(!kInt8In || !kF32Acc, "lane layout: int8 in takes fp16 accumulators");
+static_assert(kPix * sizeof(XT) % 16 == 0 && kPix * sizeof(XT) / 16 % 2 == 1,
+              "lane layout: a patch pixel is an odd number of 16-byte units");
 static_assert(kStages >= 2, "lane layout: at least two patch buffers (one loads, one computes)");
 static_assert(!kStack || (kTma && kGroups == 4 && !kExchangeOwn),
               "lane layout: a stack is 4 tile groups on one TMA patch, its exchange its own");
@@ -348,12 +375,26 @@ __device__ __forceinline__ PatchRows patch_rows(int half_index) {
           __float2half2_rn(h == 0 ? 1.f : -1.f)};
 }
 
+// Channels 4q .. 4q + 3 of a patch pixel as two half2 (.x: 4q, 4q + 1): fp16 one 8-byte load;
+// int8 one 4-byte load converted exactly: byte b ^ 0x80 (b + 128) under 1024's exponent byte
+// (0x64) is the half 1152 + b, less 1152.
+__device__ __forceinline__ uint2 load_channels(const XT* at) {
+  if constexpr (kInt8In) {
+    const uint32_t biased = *reinterpret_cast<const uint32_t*>(at) ^ 0x80808080u;
+    const half2 offset = u2h(0x64806480u);
+    return make_uint2(h2u(__hsub2(u2h(__byte_perm(biased, 0x64646464u, 0x5140)), offset)),
+                      h2u(__hsub2(u2h(__byte_perm(biased, 0x64646464u, 0x5342)), offset)));
+  } else {
+    return *reinterpret_cast<const uint2*>(at);
+  }
+}
+
 // 16-channel step s of a chunk for a warp's 16 tiles: load from the chunk's patch buffer,
 // B^T d B, MMA. xb is the lane's first input pixel in that buffer; b_chunk addresses U's
 // columns of the chunk (mma.sync: the lane's ldmatrix address at its first tap; wgmma: the
 // chunk's descriptor).
 template <int s, typename B>
-__device__ __forceinline__ void channel_step(Acc (&acc)[kTaps][kNB][kAccRegs], const half* xb,
+__device__ __forceinline__ void channel_step(Acc (&acc)[kTaps][kNB][kAccRegs], const XT* xb,
                                              const PatchRows& rows, B b_chunk, bool first_chunk) {
   constexpr int kOffset = s * 16;
   constexpr int kInRows = kTapSplit == 1 ? 6 : 3;  // loaded rows (per tile with the tap split)
@@ -371,7 +412,7 @@ __device__ __forceinline__ void channel_step(Acc (&acc)[kTaps][kNB][kAccRegs], c
       for (int j = 0; j < 4; ++j) {
         const int at = kTapSplit == 1 ? i * kPatchCols * kPix
                                       : rows.offset[i] + 2 * tile * kPatchCols * kPix;
-        d[tile][i][j] = *reinterpret_cast<const uint2*>(xb + at + j * kPix + kOffset);
+        d[tile][i][j] = load_channels(xb + at + j * kPix + kOffset);
       }
 #pragma unroll
   for (int tr = 0; tr < 4 / kTapSplit; ++tr) {
@@ -439,7 +480,7 @@ __device__ __forceinline__ void channel_step(Acc (&acc)[kTaps][kNB][kAccRegs], c
 // One chunk of the channel loop, one channel_step per 16 channels, unrolled by a fold
 // expression (nvcc left a plain `#pragma unroll` loop rolled, recomputing every address each step).
 template <typename B, int... S>
-__device__ __forceinline__ void channel_chunk(Acc (&acc)[kTaps][kNB][kAccRegs], const half* xb,
+__device__ __forceinline__ void channel_chunk(Acc (&acc)[kTaps][kNB][kAccRegs], const XT* xb,
                                               const PatchRows& rows, B b_chunk, bool first_chunk,
                                               std::integer_sequence<int, S...>) {
   (channel_step<S>(acc, xb, rows, b_chunk, first_chunk), ...);
@@ -452,7 +493,7 @@ __device__ __forceinline__ int3 group_origin(int group) {
 }
 
 // cp.async of 16 bytes, `bytes` of them read (the rest zero-filled).
-__device__ __forceinline__ void cp_async_16(uint32_t dst, const half* src, int bytes = 16) {
+__device__ __forceinline__ void cp_async_16(uint32_t dst, const void* src, int bytes = 16) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(bytes));
 }
 
@@ -460,7 +501,7 @@ __device__ __forceinline__ void cp_async_16(uint32_t dst, const half* src, int b
 // bar (x_map: x as [N][H][W][C / kChunkC][kChunkC], boxes of 1 x 6 x 18 x 1 x (kChunkC + 8),
 // zero outside the image and in the pad).
 // No tile group: a plain arrival, so that the buffer's phase completes all the same.
-__device__ __forceinline__ void tma_stage(half* buffer, uint64_t* bar, const void* x_map, int3 o,
+__device__ __forceinline__ void tma_stage(XT* buffer, uint64_t* bar, const void* x_map, int3 o,
                                           int chunk, bool valid) {
 #ifdef __CUDA_ARCH_FEAT_SM90_ALL
   const uint32_t bar_at = (uint32_t)__cvta_generic_to_shared(bar);
@@ -468,7 +509,7 @@ __device__ __forceinline__ void tma_stage(half* buffer, uint64_t* bar, const voi
     // The buffer's last reads and writes (generic proxy) came before the group's barrier.
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
     asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar_at),
-                 "r"(2 * kBoxHalves) : "memory");
+                 "r"(kBoxBytes) : "memory");
     asm volatile(
         "cp.async.bulk.tensor.5d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
         "[%0], [%1, {%2, %3, %4, %5, %6}], [%7];"
@@ -495,18 +536,20 @@ __device__ __forceinline__ void tma_wait(uint64_t* bar, uint32_t parity) {
 // image; one commit group, empty when `valid` is false (the wait counts stay uniform). Thread
 // tid copies 16-byte piece tid % kPieces of columns tid / kPieces + kColsPerPass k of every
 // row.
-__device__ __forceinline__ void stage_chunk(half* buffer, const half* __restrict__ x, int3 o,
+__device__ __forceinline__ void stage_chunk(XT* buffer, const XT* __restrict__ x, int3 o,
                                             int chunk, bool valid, int tid) {
-  constexpr int kPieces = kChunkC / 8, kGroupThreads = kGroupWarps * 32;
+  constexpr int kPieceElems = 16 / (int)sizeof(XT), kElemBytes = (int)sizeof(XT);
+  constexpr int kPieces = kChunkC / kPieceElems, kGroupThreads = kGroupWarps * 32;
   constexpr int kColsPerPass = kGroupThreads / kPieces;
   constexpr int kPasses = (kPatchCols + kColsPerPass - 1) / kColsPerPass;
   static_assert(kGroupThreads % kPieces == 0, "lane layout: a pass copies whole pixels");
   if (valid) {
     const int piece = tid % kPieces, col0 = tid / kPieces;
     const int iy0 = 2 * o.y - 1, ix0 = 2 * o.z - 1 + col0;
-    const half* src = x + (((long long)o.x * kH + iy0) * kW + ix0) * kC + chunk * kChunkC +
-                      piece * 8;
-    const uint32_t dst = (uint32_t)__cvta_generic_to_shared(buffer + col0 * kPix + piece * 8);
+    const XT* src = x + (((long long)o.x * kH + iy0) * kW + ix0) * kC + chunk * kChunkC +
+                    piece * kPieceElems;
+    const uint32_t dst =
+        (uint32_t)__cvta_generic_to_shared(buffer + col0 * kPix + piece * kPieceElems);
     // Whether the thread has a column in pass k (the last pass may cover fewer than all).
     const auto in_pass = [&](int k) {
       return (k + 1) * kColsPerPass <= kPatchCols || col0 + k * kColsPerPass < kPatchCols;
@@ -525,7 +568,7 @@ __device__ __forceinline__ void stage_chunk(half* buffer, const half* __restrict
         if (in_pass(k))
 #pragma unroll
           for (int r = 0; r < kPatchRows; ++r)
-            cp_async_16(dst + 2u * (uint32_t)((r * kPatchCols + k * kColsPerPass) * kPix),
+            cp_async_16(dst + kElemBytes * (uint32_t)((r * kPatchCols + k * kColsPerPass) * kPix),
                         src + ((long long)r * kW + k * kColsPerPass) * kC);
     } else {
 #pragma unroll
@@ -535,8 +578,8 @@ __device__ __forceinline__ void stage_chunk(half* buffer, const half* __restrict
         for (int k = 0; k < kPasses; ++k) {
           if (!in_pass(k)) continue;
           const bool inside = row_inside && (unsigned)(ix0 + k * kColsPerPass) < (unsigned)kW;
-          const half* from = inside ? src + ((long long)r * kW + k * kColsPerPass) * kC : x;
-          cp_async_16(dst + 2u * (uint32_t)((r * kPatchCols + k * kColsPerPass) * kPix), from,
+          const XT* from = inside ? src + ((long long)r * kW + k * kColsPerPass) * kC : x;
+          cp_async_16(dst + kElemBytes * (uint32_t)((r * kPatchCols + k * kColsPerPass) * kPix), from,
                       inside ? 16 : 0);
         }
       }
@@ -561,20 +604,70 @@ __device__ __forceinline__ void wait_oldest_chunk(int group) {
   group_barrier(group);
 }
 
-// One lane's 2 kNB channels of an output pixel, 16-byte stores (8-byte with kNB = 2), store v
-// at channel v kStoreRun. In asm:
-// from C++, nvcc 13 split the uint4 store of half2 values into 4 32-bit stores (4x the store
-// requests, 1.3x the kernel's time at 960^2; bench/results/h100/lane_template/run1).
-__device__ __forceinline__ void store_pixel(half* at, const uint32_t (&packed)[kNB]) {
-  if constexpr (kNB == 2) {
-    asm volatile("st.global.v2.b32 [%0], {%1, %2};" ::"l"(at), "r"(packed[0]), "r"(packed[1])
-                 : "memory");
+// A lane's runs per output pixel (two with kNB = 8, kStoreRun channels apart), and the 32-bit
+// words of one run of kLaneRun channels of type T.
+constexpr int kRuns = kNB / kStorePairs;
+template <typename T>
+constexpr int kRunWords = kLaneRun * (int)sizeof(T) / 4;
+
+// kWords words at `at`, in 16-byte stores (8- or 4-byte for shorter runs). In asm: from C++,
+// nvcc 13 split the uint4 store of half2 values into 4 32-bit stores (4x the store requests,
+// 1.3x the kernel's time at 960^2; bench/results/h100/lane_template/run1).
+template <int kWords>
+__device__ __forceinline__ void store_words(void* at, const uint32_t* w) {
+  if constexpr (kWords == 1) {
+    asm volatile("st.global.b32 [%0], %1;" ::"l"(at), "r"(w[0]) : "memory");
+  } else if constexpr (kWords == 2) {
+    asm volatile("st.global.v2.b32 [%0], {%1, %2};" ::"l"(at), "r"(w[0]), "r"(w[1]) : "memory");
   } else {
 #pragma unroll
-    for (int v = 0; v < kNB / 4; ++v)
-      asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(at + v * kStoreRun),
-                   "r"(packed[4 * v]), "r"(packed[4 * v + 1]), "r"(packed[4 * v + 2]),
-                   "r"(packed[4 * v + 3]) : "memory");
+    for (int i = 0; i < kWords / 4; ++i)
+      asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(
+                       reinterpret_cast<uint4*>(at) + i),
+                   "r"(w[4 * i]), "r"(w[4 * i + 1]), "r"(w[4 * i + 2]), "r"(w[4 * i + 3])
+                   : "memory");
+  }
+}
+
+// The same as read-only loads (the residual).
+template <int kWords>
+__device__ __forceinline__ void load_words(const void* at, uint32_t* w) {
+  if constexpr (kWords == 1) {
+    w[0] = __ldg(reinterpret_cast<const unsigned*>(at));
+  } else if constexpr (kWords == 2) {
+    *reinterpret_cast<uint2*>(w) = __ldg(reinterpret_cast<const uint2*>(at));
+  } else {
+#pragma unroll
+    for (int i = 0; i < kWords / 4; ++i)
+      *reinterpret_cast<uint4*>(w + 4 * i) = __ldg(reinterpret_cast<const uint4*>(at) + i);
+  }
+}
+
+// One lane's 2 kNB channels of an output pixel, run v at channel v kStoreRun.
+__device__ __forceinline__ void store_pixel(YT* at, const uint32_t (&packed)[kRuns * kRunWords<YT>]) {
+#pragma unroll
+  for (int v = 0; v < kRuns; ++v) store_words<kRunWords<YT>>(at + v * kStoreRun, packed + v * kRunWords<YT>);
+}
+
+// Channel pair j of a pixel's words of type T (half2 or float2) as float2, and back (int8:
+// rounded and saturated to [-127, 127], as the int8 IMMA kernels write).
+template <typename T>
+__device__ __forceinline__ float2 pair_from(const uint32_t* w, int j) {
+  if constexpr (std::is_same_v<T, half>)
+    return __half22float2(u2h(w[j]));
+  else
+    return make_float2(__uint_as_float(w[2 * j]), __uint_as_float(w[2 * j + 1]));
+}
+__device__ __forceinline__ void pair_to(uint32_t* w, int j, float2 v) {
+  if constexpr (std::is_same_v<YT, half>) {
+    w[j] = h2u(__float22half2_rn(v));
+  } else if constexpr (std::is_same_v<YT, float>) {
+    w[2 * j] = __float_as_uint(v.x), w[2 * j + 1] = __float_as_uint(v.y);
+  } else {
+    const int lo = __float2int_rn(fminf(fmaxf(v.x, -127.f), 127.f));
+    const int hi = __float2int_rn(fminf(fmaxf(v.y, -127.f), 127.f));
+    const uint32_t pair = (uint32_t)(lo & 0xff) | (uint32_t)(hi & 0xff) << 8;
+    w[j / 2] = j % 2 ? w[j / 2] | pair << 16 : pair;
   }
 }
 
@@ -603,40 +696,46 @@ __device__ __forceinline__ float2 signed_add(half2 sign, float2 a, float2 b) {
 
 using Pair = std::conditional_t<kF32Acc, float2, half2>;  // tap_pair's type
 
+// What the output stage reads besides the accumulators: the lane's bias pairs, the residual,
+// and y's multiplier (1 / *y_scale for a scaled y).
+struct Epilogue {
+  float2 bias_pairs[kNB];
+  const ET* residual;
+  float y_multiplier;
+};
+
 // The epilogue relu(conv + bias + residual) in fp32 on kRowsOut output rows of one tile (from
-// pixel row py, column px), and 2 kNB adjacent channels per pixel stored.
+// pixel row py, column px), and 2 kNB adjacent channels per pixel stored. int8 in: OTrans's sums
+// times 2^kUShift first (integer units), and a scaled y times y_multiplier last.
 template <int kRowsOut>
 __device__ __forceinline__ void store_rows(const Pair (&out)[kRowsOut][2][kNB], int n, int py,
-                                           int px, int channel,
-                                           const float2 (&bias_pairs)[kNB],
-                                           const half* __restrict__ residual,
-                                           half* __restrict__ y) {
+                                           int px, int channel, const Epilogue& epilogue,
+                                           YT* __restrict__ y) {
+  constexpr float kUnscale = (float)(1ll << kUShift);
 #pragma unroll
   for (int a = 0; a < kRowsOut; ++a)
 #pragma unroll
     for (int b = 0; b < 2; ++b) {
       if (kRagged && (py + a >= kH || px + b >= kW)) continue;
       const long long at = y_index(n, py + a, px + b, channel);
-      uint32_t packed[kNB];
-      uint32_t res[kNB] = {};
+      uint32_t packed[kRuns * kRunWords<YT>];
+      uint32_t res[kRuns * kRunWords<ET>] = {};
       if constexpr (kResidual) {
-        if constexpr (kNB == 2) {
-          *reinterpret_cast<uint2*>(res) = __ldg(reinterpret_cast<const uint2*>(residual + at));
-        } else {
 #pragma unroll
-          for (int v = 0; v < kNB / 4; ++v)
-            *reinterpret_cast<uint4*>(res + 4 * v) =
-                __ldg(reinterpret_cast<const uint4*>(residual + at + v * kStoreRun));
-        }
+        for (int v = 0; v < kRuns; ++v)
+          load_words<kRunWords<ET>>(epilogue.residual + at + v * kStoreRun, res + v * kRunWords<ET>);
       }
 #pragma unroll
       for (int j = 0; j < kNB; ++j) {
-        if constexpr (kEpilogue) {
+        if constexpr (kEpilogue || kInt8In) {
           float2 v = to_float2(out[a][b][j]);
-          if constexpr (kBias) v = add(v, bias_pairs[j]);
-          if constexpr (kResidual) v = add(v, __half22float2(u2h(res[j])));
+          if constexpr (kInt8In) v = make_float2(v.x * kUnscale, v.y * kUnscale);
+          if constexpr (kBias) v = add(v, epilogue.bias_pairs[j]);
+          if constexpr (kResidual) v = add(v, pair_from<ET>(res, j));
           if constexpr (kRelu) v = make_float2(fmaxf(v.x, 0.f), fmaxf(v.y, 0.f));
-          packed[j] = h2u(__float22half2_rn(v));
+          if constexpr (kScaledOut)
+            v = make_float2(v.x * epilogue.y_multiplier, v.y * epilogue.y_multiplier);
+          pair_to(packed, j, v);
         } else {
           packed[j] = h2u(to_half2(out[a][b][j]));
         }
@@ -657,9 +756,8 @@ struct Exchange {
 };
 
 __device__ __forceinline__ void otrans_store(const Acc (&acc)[kTaps][kNB][kAccRegs], int3 o, int g,
-                                             int channel, const float2 (&bias_pairs)[kNB],
-                                             const half* __restrict__ residual,
-                                             half* __restrict__ y, int half_index,
+                                             int channel, const Epilogue& epilogue,
+                                             YT* __restrict__ y, int half_index,
                                              const PatchRows& rows, const Exchange& exchange,
                                              int group) {
   const auto column_sums = [&](int i, int j, int tile, Pair& sum, Pair& dif) {
@@ -682,7 +780,7 @@ __device__ __forceinline__ void otrans_store(const Acc (&acc)[kTaps][kNB][kAccRe
         out[0][1][j] = add(add(dif[0], dif[1]), dif[2]);
         out[1][1][j] = sub(sub(dif[1], dif[2]), dif[3]);
       }
-      store_rows<2>(out, o.x, 2 * (o.y + tile), 2 * (o.z + g), channel, bias_pairs, residual, y);
+      store_rows<2>(out, o.x, 2 * (o.y + tile), 2 * (o.z + g), channel, epilogue, y);
     }
   } else {
     Pair keep[2][1][2][kNB];  // [tile][the output row][col][j]: rows 0 + 1 of the warp's taps
@@ -729,7 +827,7 @@ __device__ __forceinline__ void otrans_store(const Acc (&acc)[kTaps][kNB][kAccRe
           keep[tile][0][b][j] = signed_add(rows.sign, keep[tile][0][b][j], other);
         }
       store_rows<1>(keep[tile], o.x, 2 * (o.y + tile) + half_index, 2 * (o.z + g), channel,
-                    bias_pairs, residual, y);
+                    epilogue, y);
     };
     send(0);
     if constexpr (!kExchangeInPatch) send(1);
@@ -774,10 +872,10 @@ __device__ __forceinline__ void stage_u(half* Us, const half* __restrict__ U, in
   }
 }
 
-__device__ __forceinline__ void forward(const void* x_map, const half* __restrict__ x,
-                                        const half* __restrict__ U,
-                                        const half* __restrict__ bias,
-                                        const half* __restrict__ residual, half* __restrict__ y) {
+__device__ __forceinline__ void forward(const void* x_map, const XT* __restrict__ x,
+                                        const half* __restrict__ U, const ET* __restrict__ bias,
+                                        const ET* __restrict__ residual,
+                                        const float* __restrict__ y_scale, YT* __restrict__ y) {
   extern __shared__ __align__(16) unsigned char smem[];
   half* Us = reinterpret_cast<half*>(smem);
   const int k_block = blockIdx.y * kBlockK;
@@ -806,15 +904,19 @@ __device__ __forceinline__ void forward(const void* x_map, const half* __restric
       (uint32_t)__cvta_generic_to_shared(Us) +
       16u * (uint32_t)(half_index * kTaps * kC / 8 * kBlockK + kslice * kWarpK));
   const int channel = k_block + kslice * kWarpK + k_physical(q, 0);
-  float2 bias_pairs[kNB];
+  Epilogue epilogue;
 #pragma unroll
-  for (int j = 0; j < kNB; ++j)
-    bias_pairs[j] = kBias ? __half22float2(u2h(__ldg(reinterpret_cast<const unsigned*>(
-                                bias + channel + k_physical(0, j)))))
-                          : make_float2(0.f, 0.f);
+  for (int j = 0; j < kNB; ++j) {
+    uint32_t pair[2] = {};
+    if constexpr (kBias)
+      load_words<(int)sizeof(ET) / 2>(bias + channel + k_physical(0, j), pair);
+    epilogue.bias_pairs[j] = pair_from<ET>(pair, 0);
+  }
+  epilogue.residual = residual;
+  epilogue.y_multiplier = kScaledOut ? 1.f / __ldg(y_scale) : 1.f;
 
   const int unit = kStack ? 0 : group;  // the block's unit of work this warp takes
-  half* patch = Us + kUHalves + unit * kStages * kPatchHalves;
+  XT* patch = reinterpret_cast<XT*>(smem + kUBytes) + unit * kStages * kPatchElems;
   // TMA: the group's mbarriers, one per buffer, initialised by the thread that issues its copies.
   uint64_t* bars = reinterpret_cast<uint64_t*>(smem + kSmemBytes - kBarrierBytes) + unit * kStages;
   const bool elected = kStack ? threadIdx.x == 0 : tid == 0;
@@ -824,12 +926,12 @@ __device__ __forceinline__ void forward(const void* x_map, const half* __restric
           (uint32_t)__cvta_generic_to_shared(bars + b)));
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
-  const half* xb = patch + 2 * g * kPix + 4 * q + (kStack ? 4 * group * kPatchCols * kPix : 0);
+  const XT* xb = patch + 2 * g * kPix + 4 * q + (kStack ? 4 * group * kPatchCols * kPix : 0);
   const PatchRows rows = patch_rows(half_index);
   // Tap split: the exchange's own memory, [warp][tile], after the patches.
-  half* const own_exchange = Us + kUHalves + kUnits * kStages * kPatchHalves;
+  unsigned char* const own_exchange = smem + kUBytes + kUnits * kStages * kPatchBytes;
   const auto exchange_words = [&](int w, int tile) {
-    return reinterpret_cast<uint32_t*>(own_exchange + (w * kOwnExchangeTiles + tile) * kTileHalves);
+    return reinterpret_cast<uint32_t*>(own_exchange + (w * kOwnExchangeTiles + tile) * kTileBytes);
   };
   Exchange exchange = {
       {exchange_words(warp, 0), exchange_words(warp, kOwnExchangeTiles - 1)},
@@ -844,10 +946,10 @@ __device__ __forceinline__ void forward(const void* x_map, const half* __restric
     const int ahead = tile_group + item / kChunks * stride;
     if constexpr (kTma) {
       if (elected)
-        tma_stage(patch + b * kPatchHalves, bars + b, x_map, group_origin(ahead), item % kChunks,
+        tma_stage(patch + b * kPatchElems, bars + b, x_map, group_origin(ahead), item % kChunks,
                   ahead < kTileGroups);
     } else {
-      stage_chunk(patch + b * kPatchHalves, x, group_origin(ahead), item % kChunks,
+      stage_chunk(patch + b * kPatchElems, x, group_origin(ahead), item % kChunks,
                   ahead < kTileGroups, tid);
     }
   };
@@ -898,10 +1000,10 @@ __device__ __forceinline__ void forward(const void* x_map, const half* __restric
         // wgmma's descriptor out of the tile-group loop into registers (spills at C = 128).
         uint64_t desc = b_desc + (uint64_t)(chunk * kChunkC / 8 * kBlockK);
         if constexpr (kGroupWarps > 1) asm volatile("" : "+l"(desc));
-        channel_chunk(acc, xb + buffer * kPatchHalves, rows, desc, chunk == 0,
+        channel_chunk(acc, xb + buffer * kPatchElems, rows, desc, chunk == 0,
                       std::make_integer_sequence<int, kStepsPerChunk>{});
       } else {
-        channel_chunk(acc, xb + buffer * kPatchHalves, rows,
+        channel_chunk(acc, xb + buffer * kPatchElems, rows,
                       b_base + 2u * (uint32_t)(chunk * kChunkC), chunk == 0,
                       std::make_integer_sequence<int, kStepsPerChunk>{});
       }
@@ -919,19 +1021,21 @@ __device__ __forceinline__ void forward(const void* x_map, const half* __restric
     }
     if constexpr (kExchangeInPatch) {
       // Tile 1's words in the buffer of the group's last item.
-      half* last = patch + ring_previous(buffer) * kPatchHalves;
-      exchange.mine[1] = reinterpret_cast<uint32_t*>(last + in_group * kTileHalves);
-      exchange.theirs[1] = reinterpret_cast<uint32_t*>(last + (in_group ^ 1) * kTileHalves);
+      unsigned char* last =
+          reinterpret_cast<unsigned char*>(patch + ring_previous(buffer) * kPatchElems);
+      exchange.mine[1] = reinterpret_cast<uint32_t*>(last + in_group * kTileBytes);
+      exchange.theirs[1] = reinterpret_cast<uint32_t*>(last + (in_group ^ 1) * kTileBytes);
     }
-    otrans_store(acc, o, g, channel, bias_pairs, residual, y, half_index, rows, exchange, group);
+    otrans_store(acc, o, g, channel, epilogue, y, half_index, rows, exchange, group);
   }
 }
 
 }  // namespace wino_lane
 
-// U = G g G^T per (k, c) (tap split: tap row 3 negated), stored [tap][k logical][c logical] in fp16 (wgmma: in core matrices,
-// [tap][c logical / 8][k logical][c logical % 8]).
-__global__ void wino_lane_ktrans(const half* __restrict__ w, half* __restrict__ U) {
+// U = G g G^T per (k, c) (tap split: tap row 3 negated; int8 in: times 2^-kUShift), stored
+// [tap][k logical][c logical] in fp16 (wgmma: in core matrices, [tap][c logical / 8][k logical]
+// [c logical % 8]).
+__global__ void wino_lane_ktrans(const wino_lane::XT* __restrict__ w, half* __restrict__ U) {
   using namespace wino_lane;
   const int idx = blockIdx.x * blockDim.x + threadIdx.x;
   if (idx >= kK * kC) return;
@@ -939,7 +1043,7 @@ __global__ void wino_lane_ktrans(const half* __restrict__ w, half* __restrict__ 
   const float G[4][3] = {{1.f, 0.f, 0.f}, {.5f, .5f, .5f}, {.5f, -.5f, .5f}, {0.f, 0.f, 1.f}};
   float g[3][3];
   for (int r = 0; r < 3; ++r)
-    for (int s = 0; s < 3; ++s) g[r][s] = __half2float(w[((r * 3 + s) * kC + c) * kK + k]);
+    for (int s = 0; s < 3; ++s) g[r][s] = (float)w[((r * 3 + s) * kC + c) * kK + k];
   for (int i = 0; i < 4; ++i)
     for (int j = 0; j < 4; ++j) {
       float u = 0.f;
@@ -947,6 +1051,7 @@ __global__ void wino_lane_ktrans(const half* __restrict__ w, half* __restrict__ 
         for (int s = 0; s < 3; ++s) u += G[i][r] * g[r][s] * G[j][s];
       // The tap split's second half computes tap row 3's V negated (d3 - d1): U's row 3 too.
       if (kTapSplit == 2 && i == 3) u = -u;
+      if constexpr (kUShift != 0) u *= 1.f / (float)(1ll << kUShift);
       const int tap = i * 4 + j, cl = c_logical(c);
       U[kWgmma ? ((tap * (kC / 8) + cl / 8) * kK + k_logical(k)) * 8 + cl % 8
                : (tap * kK + k_logical(k)) * kC + cl] = __float2half_rn(u);
@@ -955,7 +1060,7 @@ __global__ void wino_lane_ktrans(const half* __restrict__ w, half* __restrict__ 
 
 __global__ void __launch_bounds__(wino_lane::kThreads, 1)
     wino_lane_forward({{FORWARD_PARAMS}}) {
-  wino_lane::forward({{X_MAP_ARG}}, x, U, {{BIAS_ARG}}, {{RESIDUAL_ARG}}, y);
+  wino_lane::forward({{X_MAP_ARG}}, x, U, {{BIAS_ARG}}, {{RESIDUAL_ARG}}, {{Y_SCALE_ARG}}, y);
 }
 #if WINO_LANE_TMA
 
@@ -990,9 +1095,12 @@ static CUtensorMap wino_lane_x_map(const void* x, cudaError_t* error) {
   // x as [N][H][W][C / kChunkC][kChunkC]: a box row is one padded patch pixel of one chunk,
   // whose pad channels lie past the chunk's dimension, so they are zero-filled, not read.
   const cuuint64_t dims[5] = {kChunkC, kC / kChunkC, kW, kH, kN};
-  const cuuint64_t strides[4] = {2ull * kChunkC, 2ull * kC, 2ull * kW * kC, 2ull * kH * kW * kC};
+  constexpr cuuint64_t kBytes = sizeof(XT);
+  const cuuint64_t strides[4] = {kBytes * kChunkC, kBytes * kC, kBytes * kW * kC,
+                                 kBytes * kH * kW * kC};
   const cuuint32_t box[5] = {kPix, 1, kPatchCols, kBoxRows, 1}, steps[5] = {1, 1, 1, 1, 1};
-  const CUresult result = encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 5, const_cast<void*>(x),
+  const CUresult result = encode(&map, kInt8In ? CU_TENSOR_MAP_DATA_TYPE_UINT8
+                                                : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 5, const_cast<void*>(x),
                                  dims, strides, box, steps, CU_TENSOR_MAP_INTERLEAVE_NONE,
                                  CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
                                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);

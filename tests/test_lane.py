@@ -36,6 +36,11 @@ def fp16(*shape: int, accum: str = "fp16", epilogue: tuple[str, ...] = ()) -> Co
     return Conv2dWorkload(*shape, dtype="fp16", m=2, accum=accum, epilogue=epilogue)
 
 
+def int8(*shape: int, out: str, epilogue: tuple[str, ...] = ()) -> Conv2dWorkload:
+    """int8 in, on the lane kernel's fp16 tensor cores."""
+    return Conv2dWorkload(*shape, dtype="int8", m=2, accum="fp16", out=out, epilogue=epilogue)
+
+
 def test_name_round_trips_and_lane_needs_pb() -> None:
     wl, cfg = fp16(1, 224, 224, 64, 64), lane_cfg()
     name = cfg.name(wl)
@@ -84,7 +89,9 @@ def test_name_round_trips_and_lane_needs_pb() -> None:
 
 @pytest.mark.parametrize("wl, cfg, message", [
     (Conv2dWorkload(1, 56, 56, 64, 64, dtype="int8", m=2), lane_cfg(),
-     "fp16 in and out and m=2, not int8"),
+     "it takes accum fp16, not int32 (--accum fp16)"),
+    (int8(1, 56, 56, 64, 64, out="int8"), KernelConfig(16, 32, 64, fusion="full"),
+     "int8 with fp16 accumulators runs only in the lane kernel: add lane"),
     (Conv2dWorkload(1, 56, 56, 64, 64, dtype="fp16", m=4, accum="fp16"), lane_cfg(), "m=4"),
     (fp16(1, 56, 56, 48, 64), lane_cfg(), "tb_k=32 channels per staged chunk must divide C=48"),
     (fp16(1, 56, 56, 96, 64), lane_cfg(tb_k=48), "tb_k=48 channels per staged chunk"),
@@ -137,12 +144,13 @@ def test_int8_lane_problem_offers_no_empty_choice() -> None:
     """int32 accumulators have no lane widths: the dtype's problem says so, with no 'one of ()'."""
     wl = Conv2dWorkload(1, 56, 56, 64, 64, dtype="int8", m=2)
     problems = lane_cfg().problems(wl, H100)
-    assert any("fp16 in and out" in p for p in problems)
+    assert any("it takes accum fp16" in p for p in problems)
     assert not any("one of ()" in p for p in problems)
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--dtype", "int8", "--lane", "--m", "2", "--tb-n", "32"], "fp16 in and out"),
+    (["--dtype", "int8", "--lane", "--m", "2", "--tb-n", "32"], "it takes accum fp16"),
+    (["--dtype", "int8", "--accum", "fp16", "--m", "4"], "takes m=2 only, not m=4"),
     (["--dtype", "fp16", "--stages", "3"], "--stages is a knob of the lane kernel"),
     (["--dtype", "fp16", "--accum", "fp16", "--m", "2", "--lane", "--tb-n", "32",
       "--stages", "5"], "stages=5 patch buffers per tile group"),
@@ -191,10 +199,14 @@ def test_space_offers_lane_configs_only_where_they_apply() -> None:
     # C = 512: U's rows for 16 channels alone (266 KB) exceed the shared memory
     for wl, expect in ((fp16(1, 224, 224, 64, 64), True), (fp16(1, 14, 14, 256, 256), True),
                        (fp16(1, 7, 7, 512, 512), False),
-                       (Conv2dWorkload(1, 224, 224, 64, 64, dtype="int8", m=2), False)):
+                       (Conv2dWorkload(1, 224, 224, 64, 64, dtype="int8", m=2), False),
+                       (int8(1, 224, 224, 64, 64, out="int8"), True)):
         space, _ = config_space(wl, H100)
         lane = [c for c in space if c.cfg.lane]
         assert bool(lane) == expect
+        # int8 with fp16 accumulators: the lane kernel only, at m=2
+        assert wl.accum != "fp16" or wl.dtype != "int8" or (
+            len(lane) == len(space) and {c.wl.m for c in space} == {2})
         assert all(c.cfg.problems(c.wl, H100) == [] for c in lane)
         assert not any(c.cfg.wgmma for c in lane)  # wgmma is opt-in (sm_90 GPUs only)
     # with it: wgmma configs beside the mma.sync ones, in warpgroups of four tile groups
@@ -312,6 +324,19 @@ VARIANTS = {
     "fp16_w32_kslices_wgmma_tma_stack_epilogue_ragged": (
         fp16(2, 20, 36, 64, 64, epilogue=ALL), lane_cfg(32, 2, 4, 64, 2, True, 1, tma=True,
                                                         stack=True)),
+    # int8 in on fp16 tensor cores: that shape with an int8 y; the tap split with TMA and an
+    # int8 y; mma.sync with cp.async copies and an fp32 y with the epilogue; and C = 256 (U's
+    # step subnormal in fp16), 16-channel chunks (a 48-byte pixel), a rolled chunk loop, an fp16 y
+    "int8_w32_kslices_wgmma_tma_stack_epilogue_ragged_int8_out": (
+        int8(2, 20, 36, 64, 64, out="int8", epilogue=ALL),
+        lane_cfg(32, 2, 4, 64, 2, True, 1, tma=True, stack=True)),
+    "int8_w64_tap_split_wgmma_tma_int8_out": (int8(1, 30, 34, 64, 64, out="int8"),
+                                              lane_cfg(64, 1, 4, 32, 2, True, 2, tma=True)),
+    "int8_w32_epilogue_ragged_fp32_out": (int8(3, 7, 9, 64, 64, out="fp32", epilogue=ALL),
+                                          lane_cfg(32, 1, 8)),
+    "int8_w16_c256_wgmma_tma_rolled_fp16_out": (int8(2, 10, 12, 256, 32, out="fp16",
+                                                     epilogue=("bias",)),
+                                                lane_cfg(16, 1, 4, 16, 3, True, tma=True)),
 }
 
 

@@ -68,8 +68,8 @@ def test_unsupported_tile_size(m):
         ("fp32", "int32", "fp32"),
         ("fp16", "int32", "fp32, fp16"),
         ("fp16", "fp64", "fp32, fp16"),
-        ("int8", "fp32", "int32"),
-        ("int8", "fp16", "int32"),
+        ("int8", "fp32", "int32, fp16"),
+        ("int8", "int16", "int32, fp16"),
     ],
 )
 def test_accumulator_not_available_for_dtype(dtype, accum, choices):
@@ -78,6 +78,13 @@ def test_accumulator_not_available_for_dtype(dtype, accum, choices):
     assert str(info.value) == (
         f"accumulator {accum!r} is not available for {dtype}: choose one of {choices}"
     )
+
+
+def test_int8_fp16_accumulators_take_m2_only():
+    """int8 on fp16 tensor cores: F(2x2)'s V of int8 data is exact in fp16, F(4x4)'s is not."""
+    assert make(dtype="int8", accum="fp16", m=2).accum == "fp16"
+    with pytest.raises(WinoError, match="takes m=2 only, not m=4"):
+        make(dtype="int8", accum="fp16", m=4)
 
 
 @pytest.mark.parametrize(

@@ -56,7 +56,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--m", type=int, choices=TILE_SIZES,
                    help="output tile size (default 4; with --tuning-log, the best logged m)")
     p.add_argument("--accum", help="BGEMM accumulator: fp32 (default) or fp16 for fp16; int32 "
-                                   "for int8")
+                                   "(default) or fp16 (the lane kernel, m=2) for int8")
     p.add_argument("--shape", default="1,224,224,64,64",
                    help="N,H,W,C,K of the NHWC 3x3 stride-1 pad-1 convolution")
     p.add_argument("--tb-m", type=int, default=16, help="Winograd tiles per thread block")
@@ -89,7 +89,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         "in registers (0: none; may spill; tuned)")
     p.add_argument("--lane", action="store_true",
                    help="full fusion in the MMA's lane layout (templates/lane_layout.cu; fp16, "
-                        "m=2): a warp owns 16 tiles x --tb-n (16 or 32) output channels for all "
+                        "or int8 with --accum fp16, m=2): a warp owns 16 tiles x --tb-n (16 or 32) output channels for all "
                         "taps (or half of them, for twice the channels, with --tap-split 2), "
                         "--k-split channel slices share a tile group, --groups tile groups per "
                         "persistent block, the input staged in chunks of --tb-k channels through "

@@ -354,7 +354,7 @@ class KernelConfig:
         u_rows = wl.alpha * wl.alpha * self.tb_n * self.k_split
         u_bytes = ELEMENT_BYTES["fp16"] * u_rows * (wl.c + (0 if self.wgmma else 8))
         rings = self._lane_units()
-        return (u_bytes + rings * self.stages * self._lane_patch_bytes()
+        return (u_bytes + rings * self.stages * self._lane_patch_bytes(wl)
                 + self.groups * self.lane_exchange_tiles(wl) * self._lane_exchange_bytes(wl)
                 + (rings * self.stages * LANE_MBARRIER_BYTES if self.tma else 0))
 
@@ -363,11 +363,18 @@ class KernelConfig:
         groups, or stacked one."""
         return 1 if self.stack else self.groups
 
-    def _lane_patch_bytes(self) -> int:
+    def lane_pixel_pad(self, wl: Conv2dWorkload) -> int:
+        """Elements after a patch pixel's tb_k channels: the fewest 16-byte units that make the
+        pixel an odd number of them (a warp's patch reads then take 2 wavefronts, the fewest)."""
+        element = ELEMENT_BYTES[wl.dtype]
+        units = -(-self.tb_k * element // 16) + 1
+        return (units + 1 - units % 2) * 16 // element - self.tb_k
+
+    def _lane_patch_bytes(self, wl: Conv2dWorkload) -> int:
         """One patch buffer of the lane kernel: the tile group's (stacked: the block's) pixels x
-        (tb_k + 8) halves (with TMA rounded up to LANE_TMA_ALIGN)."""
+        (tb_k + lane_pixel_pad) elements (with TMA rounded up to LANE_TMA_ALIGN)."""
         pixels = LANE_STACK_PIXELS if self.stack else LANE_PATCH_PIXELS
-        raw = ELEMENT_BYTES["fp16"] * pixels * (self.tb_k + 8)
+        raw = ELEMENT_BYTES[wl.dtype] * pixels * (self.tb_k + self.lane_pixel_pad(wl))
         return -(-raw // LANE_TMA_ALIGN) * LANE_TMA_ALIGN if self.tma else raw
 
     def _lane_exchange_bytes(self, wl: Conv2dWorkload) -> int:
@@ -385,7 +392,7 @@ class KernelConfig:
             return 0
         if self.exchange_own or self.stack:
             return 2
-        return 1 if self._lane_exchange_bytes(wl) <= self._lane_patch_bytes() else 2
+        return 1 if self._lane_exchange_bytes(wl) <= self._lane_patch_bytes(wl) else 2
 
     def lane_tile_groups(self, wl: Conv2dWorkload) -> int:
         """The lane kernel's units of work: 2 x 8 tiles (4 x 16 output pixels) of one image;
@@ -409,9 +416,12 @@ class KernelConfig:
     def _lane_problems(self, wl: Conv2dWorkload) -> list[str]:
         """Every reason the lane-layout kernel cannot run this workload (empty when it can)."""
         out = []
-        if (wl.dtype, wl.out, wl.m) != ("fp16", "fp16", 2):
-            out.append(f"the lane layout takes fp16 in and out and m=2, not {wl.dtype} -> "
-                       f"{wl.out}, m={wl.m}: use the sync-free kernels (drop lane)")
+        if wl.dtype == "int8" and wl.accum != "fp16":
+            out.append(f"lane runs int8 on fp16 tensor cores: it takes accum fp16, not "
+                       f"{wl.accum} (--accum fp16), or drop lane for the int8 MMA kernels")
+        elif wl.m != 2:
+            out.append(f"the lane layout takes m=2, not m={wl.m}: use the sync-free kernels "
+                       "(drop lane)")
         if self != KernelConfig.lane_config(self.tb_n, self.tb_k, self.groups, self.k_split,
                                             self.stages, self.wgmma, self.tap_split, self.tma,
                                             self.exchange_own, self.stack):
@@ -526,6 +536,10 @@ class KernelConfig:
         out = []
         if wl.dtype not in ELEMENT_BYTES:
             out.append(f"dtype {wl.dtype} has no Tensor Core path: use fp16 or int8")
+            return out
+        if wl.dtype == "int8" and wl.accum == "fp16" and not self.lane:
+            out.append("int8 with fp16 accumulators runs only in the lane kernel: add lane "
+                       "(or take accum int32 for the int8 MMA kernels)")
             return out
         if self.lane:
             out = self._lane_problems(wl)

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from .config import WGMMA_ARCH, KernelConfig
-from .harness import Kernels, Launch, Workspace, fill_template
-from .workload import Conv2dWorkload
+from .harness import C_TYPES, Kernels, Launch, Workspace, fill_template
+from .workload import OUTPUT_SCALE, Conv2dWorkload
 
 TEMPLATE_PATH = Path(__file__).resolve().parents[1] / "templates" / "lane_layout.cu"
 KTRANS_THREADS = 256
@@ -17,15 +17,22 @@ def lane_kernels(wl: Conv2dWorkload, cfg: KernelConfig) -> Kernels:
     """Fill the template for wl and cfg (cfg.lane; cfg.validate(wl) first)."""
     cfg.validate(wl)
     epilogue = {op: op in wl.epilogue for op in ("bias", "residual", "relu")}
+    scaled = OUTPUT_SCALE in wl.forward_inputs
     inputs = [name for name in ("bias", "residual") if epilogue[name]]
+    x_type, y_type = C_TYPES[wl.dtype], C_TYPES[wl.out]
+    epilogue_type = C_TYPES[wl.epilogue_dtype]
     params = [*(["const __grid_constant__ CUtensorMap x_map"] if cfg.tma else []),
-              "const half* __restrict__ x", "const half* __restrict__ U",
-              *(f"const half* __restrict__ {name}" for name in inputs), "half* __restrict__ y"]
+              f"const {x_type}* __restrict__ x", "const half* __restrict__ U",
+              *(f"const {epilogue_type}* __restrict__ {name}" for name in inputs),
+              *([f"const float* __restrict__ {OUTPUT_SCALE}"] if scaled else []),
+              f"{y_type}* __restrict__ y"]
     source = fill_template(TEMPLATE_PATH.read_text(), {
         "CONFIG": cfg.name(wl),
         # wino_tvm.runner compiles a program with this line for the arch-specific target.
         "NEEDS_ARCH": f"// wino-tvm: needs {WGMMA_ARCH}" if cfg.needs_sm90a else "",
         "TMA": str(int(cfg.tma)),
+        "X_T": x_type, "Y_T": y_type, "E_T": epilogue_type,
+        "SCALED_OUT": str(scaled).lower(), "PIXEL_PAD": str(cfg.lane_pixel_pad(wl)),
         "N": str(wl.n), "H": str(wl.h), "W": str(wl.w), "C": str(wl.c), "K": str(wl.k),
         "WARP_K": str(cfg.tb_n), "K_SLICES": str(cfg.k_split), "GROUPS": str(cfg.groups),
         "TAP_SPLIT": str(cfg.tap_split), "EXCHANGE_OWN": str(cfg.exchange_own).lower(),
@@ -38,6 +45,7 @@ def lane_kernels(wl: Conv2dWorkload, cfg: KernelConfig) -> Kernels:
         "X_MAP_ARG": "&x_map" if cfg.tma else "nullptr",
         "BIAS_ARG": "bias" if epilogue["bias"] else "nullptr",
         "RESIDUAL_ARG": "residual" if epilogue["residual"] else "nullptr",
+        "Y_SCALE_ARG": OUTPUT_SCALE if scaled else "nullptr",
     })
     u_count = wl.alpha * wl.alpha * wl.k * wl.c
     ktrans = Launch("wino_lane_ktrans", (-(-wl.k * wl.c // KTRANS_THREADS), 1, 1),
@@ -47,5 +55,7 @@ def lane_kernels(wl: Conv2dWorkload, cfg: KernelConfig) -> Kernels:
     # TMA: x's tensor map, built on the host per x (wino_lane_x_map), goes first.
     x_map = ("wino_lane_x_map(x)",) if cfg.tma else ()
     forward = Launch("wino_lane_forward", (*cfg.lane_grid(wl), 1), (cfg.threads(wl), 1, 1),
-                     cfg.smem_bytes(wl), (*x_map, "x", "U", *inputs, "y"), persistent=True)
+                     cfg.smem_bytes(wl),
+                     (*x_map, "x", "U", *inputs, *([OUTPUT_SCALE] if scaled else []), "y"),
+                     persistent=True)
     return Kernels(source, (Workspace("U", "half", u_count),), (ktrans,), (forward,))

@@ -8,8 +8,10 @@ from dataclasses import dataclass
 from .errors import WinoError
 
 DTYPES = ("fp32", "fp16", "int8")
-# Accumulator precision of the BGEMM per input dtype; the first is the default.
-ACCUMULATORS = {"fp32": ("fp32",), "fp16": ("fp32", "fp16"), "int8": ("int32",)}
+# Accumulator precision of the BGEMM per input dtype; the first is the default. int8 with fp16
+# accumulators is the lane kernel's: F(2x2)'s V and U of int8 data are exact in fp16, so it runs
+# on fp16 tensor cores (templates/lane_layout.cu, docs/int8.md), m=2 only.
+ACCUMULATORS = {"fp32": ("fp32",), "fp16": ("fp32", "fp16"), "int8": ("int32", "fp16")}
 # Output precision per input dtype; the first is the default. int8 dequantises in the output
 # transform to integer units (sums of int8 products: 10^5-10^7, beyond fp16's range), so its fp16
 # and int8 outputs are divided by a per-tensor scale given at run time, OUTPUT_SCALE: fp16 y =
@@ -70,6 +72,11 @@ class Conv2dWorkload:
             raise WinoError(
                 f"int8 supports m in {list(INT8_TILE_SIZES)} only: F(6x6)'s B has fractional "
                 "entries, so the int8 input transform would not be exact; use m=2 or m=4"
+            )
+        if (self.dtype, self.accum) == ("int8", "fp16") and self.m != 2:
+            raise WinoError(
+                f"int8 with fp16 accumulators takes m=2 only, not m={self.m}: F(4x4)'s input "
+                "transform of int8 data (up to 12800) is not exact in fp16; use m=2 or accum int32"
             )
 
         object.__setattr__(self, "epilogue", canonical_epilogue(self.epilogue))

@@ -210,8 +210,10 @@ def refusal(wl: Conv2dWorkload, cfg: KernelConfig, device: DeviceLimits) -> tupl
 
 
 def tile_sizes(wl: Conv2dWorkload, axes: Axes) -> tuple[int, ...]:
-    """The axes' m values this dtype supports (int8: m in {2, 4} only)."""
-    return tuple(m for m in axes.m if wl.dtype != "int8" or m in INT8_TILE_SIZES)
+    """The axes' m values this dtype supports (int8: m in {2, 4} only; with fp16 accumulators,
+    the lane kernel's, m=2)."""
+    allowed = (2,) if wl.accum == "fp16" else INT8_TILE_SIZES
+    return tuple(m for m in axes.m if wl.dtype != "int8" or m in allowed)
 
 
 def config_space(
