@@ -363,27 +363,39 @@ __device__ __forceinline__ half2 bt_row(int i, half2 d0, half2 d1, half2 d2, hal
 // warp's two tap rows combine as e0 - e2 and e1 + sign e2 (half 0: rows 0, 1, 2, tap rows 0
 // and 1 = d0 - d2, d1 + d2; half 1: rows 2, 3, 1, tap rows 2 and 3 = d2 - d1 and d3 - d1, the
 // negated tap row 3, which KTrans negates in U). Both halves run the same code.
+// int8 in: the loaded values carry kInputBias (load_channels). B^T's rows 0, 2 and 3 are
+// differences, which cancel it; row 1 (d1 + d2) takes 2 kInputBias off d1 first, so that each
+// partial stays in fp16's exact integers: d1 - 2304 in [-1280, -1025], then + d2 in [-256, 254].
+constexpr float kInputBias = kInt8In ? 1152.f : 0.f;
+
+// B^T's row i of the patch (biased with int8 in).
+__device__ __forceinline__ half2 bt_row_input(int i, half2 d0, half2 d1, half2 d2, half2 d3) {
+  if (kInt8In && i == 1) return __hadd2(__hsub2(d1, __float2half2_rn(2 * kInputBias)), d2);
+  return bt_row(i, d0, d1, d2, d3);
+}
+
 struct PatchRows {
   int offset[3];
   half2 sign;
+  half2 bias_off;  // int8 in: taken off e1 where e1 + sign e2 is B^T's row 1 (half 0)
 };
 
 __device__ __forceinline__ PatchRows patch_rows(int half_index) {
   const int h = half_index;
   return {{2 * h * kPatchCols * kPix, (2 * h + 1) * kPatchCols * kPix,
            (2 - h) * kPatchCols * kPix},
-          __float2half2_rn(h == 0 ? 1.f : -1.f)};
+          __float2half2_rn(h == 0 ? 1.f : -1.f),
+          __float2half2_rn(h == 0 ? -2 * kInputBias : 0.f)};
 }
 
 // Channels 4q .. 4q + 3 of a patch pixel as two half2 (.x: 4q, 4q + 1): fp16 one 8-byte load;
-// int8 one 4-byte load converted exactly: byte b ^ 0x80 (b + 128) under 1024's exponent byte
-// (0x64) is the half 1152 + b, less 1152.
+// int8 one 4-byte load, exact but biased: byte b ^ 0x80 (b + 128) under 1024's exponent byte
+// (0x64) is the half kInputBias + b (the transform's differences cancel the bias).
 __device__ __forceinline__ uint2 load_channels(const XT* at) {
   if constexpr (kInt8In) {
     const uint32_t biased = *reinterpret_cast<const uint32_t*>(at) ^ 0x80808080u;
-    const half2 offset = u2h(0x64806480u);
-    return make_uint2(h2u(__hsub2(u2h(__byte_perm(biased, 0x64646464u, 0x5140)), offset)),
-                      h2u(__hsub2(u2h(__byte_perm(biased, 0x64646464u, 0x5342)), offset)));
+    return make_uint2(__byte_perm(biased, 0x64646464u, 0x5140),
+                      __byte_perm(biased, 0x64646464u, 0x5342));
   } else {
     return *reinterpret_cast<const uint2*>(at);
   }
@@ -428,10 +440,12 @@ __device__ __forceinline__ void channel_step(Acc (&acc)[kTaps][kNB][kAccRegs], c
           };
           if constexpr (kTapSplit == 1) {
             const int r = 2 * tile;  // rows 0-3: top tile, rows 2-5: bottom tile
-            t[tile][h][j] = bt_row(tr, row(0, r), row(0, r + 1), row(0, r + 2), row(0, r + 3));
+            t[tile][h][j] =
+                bt_row_input(tr, row(0, r), row(0, r + 1), row(0, r + 2), row(0, r + 3));
           } else {
+            const half2 e1 = kInt8In ? __hadd2(row(tile, 1), rows.bias_off) : row(tile, 1);
             t[tile][h][j] = tr == 0 ? __hsub2(row(tile, 0), row(tile, 2))
-                                    : __hfma2(rows.sign, row(tile, 2), row(tile, 1));
+                                    : __hfma2(rows.sign, row(tile, 2), e1);
           }
         }
     if constexpr (kWgmma) {
