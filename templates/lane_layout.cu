@@ -45,11 +45,12 @@
 // Channel permutations (KTrans is offline, so they cost nothing at run time):
 // - input: the MMA's k columns {2q, 2q+1, 2q+8, 2q+9} of a 16-channel step are the physical
 //   channels 4q .. 4q+3, so one 8-byte load fills a tile's two A registers;
-// - output: column 2q + e of n8 block j is physical channel (j / 4) 32 + 8q + 2 (j % 4) + e
-//   (2 kNB q + 2j + e with kNB <= 4), so after OTrans a lane holds runs of up to 8 adjacent
-//   channels of each output pixel, and each 16-byte (8-byte) store of the warp covers whole
-//   64-byte (32-byte) runs of the pixel: with kNB = 8 a lane's 16 channels in one run took two
-//   half-sector stores each (twice the store sectors, bench/results/h100/tap_split/run5).
+// - output: column 2q + e of n8 block j is physical channel (j / P) 8P + 2Pq + 2 (j % P) + e,
+//   P = kStorePairs (fp16 y: (j / 4) 32 + 8q + 2 (j % 4) + e), so after OTrans a lane holds
+//   runs of 2P adjacent channels (16 bytes at most) of each output pixel, and each store of
+//   the warp covers whole 32-byte sectors of the pixel: with kNB = 8 a lane's 16 fp16
+//   channels in one run took two half-sector stores each (twice the store sectors,
+//   bench/results/h100/tap_split/run5).
 // int8 in (kInt8In): F(2x2)'s V = B^T d B of int8 d are integers, |V| <= 4 * 128, and U = G g G^T
 // of int8 g multiples of 1/4, |U| <= 9 * 128 / 4: both exact in fp16, so the MMA's products are
 // exact, unlike an int8 MMA's, whose V must be requantised (docs/int8.md). The patch stays int8 in
@@ -186,7 +187,10 @@ __host__ __device__ constexpr int c_logical(int c) {
 
 // A lane's output channels: runs of kLaneRun (its pairs j of one store), each store's runs of
 // the four lanes q side by side (kStoreRun channels).
-constexpr int kStorePairs = kNB < 4 ? kNB : 4, kLaneRun = 2 * kStorePairs;
+// A run is 16 bytes of y at most (a float y's 32 bytes in one run took two half-sector stores
+// per lane and sector: int8 in with an f32 y 1.9x fp16's time at 960^2, int8_lane_parts/).
+constexpr int kStorePairs = kNB < 8 / (int)sizeof(YT) ? kNB : 8 / (int)sizeof(YT);
+constexpr int kLaneRun = 2 * kStorePairs;
 constexpr int kStoreRun = 4 * kLaneRun;
 
 // Physical channel of pair j of lane q, relative to the warp's first channel.
@@ -618,7 +622,7 @@ __device__ __forceinline__ void wait_oldest_chunk(int group) {
   group_barrier(group);
 }
 
-// A lane's runs per output pixel (two with kNB = 8, kStoreRun channels apart), and the 32-bit
+// A lane's runs per output pixel (kStoreRun channels apart), and the 32-bit
 // words of one run of kLaneRun channels of type T.
 constexpr int kRuns = kNB / kStorePairs;
 template <typename T>
@@ -664,7 +668,9 @@ __device__ __forceinline__ void store_pixel(YT* at, const uint32_t (&packed)[kRu
 }
 
 // Channel pair j of a pixel's words of type T (half2 or float2) as float2, and back (int8:
-// rounded and saturated to [-127, 127], as the int8 IMMA kernels write).
+// saturated to [-127, 127] and rounded to nearest even, as the int8 IMMA kernels write, by the
+// float32 magic number 1.5 * 2^23, whose sum's low byte is then rint(v): F2I is a quarter-rate
+// instruction, one per output channel).
 template <typename T>
 __device__ __forceinline__ float2 pair_from(const uint32_t* w, int j) {
   if constexpr (std::is_same_v<T, half>)
@@ -678,10 +684,11 @@ __device__ __forceinline__ void pair_to(uint32_t* w, int j, float2 v) {
   } else if constexpr (std::is_same_v<YT, float>) {
     w[2 * j] = __float_as_uint(v.x), w[2 * j + 1] = __float_as_uint(v.y);
   } else {
-    const int lo = __float2int_rn(fminf(fmaxf(v.x, -127.f), 127.f));
-    const int hi = __float2int_rn(fminf(fmaxf(v.y, -127.f), 127.f));
-    const uint32_t pair = (uint32_t)(lo & 0xff) | (uint32_t)(hi & 0xff) << 8;
-    w[j / 2] = j % 2 ? w[j / 2] | pair << 16 : pair;
+    constexpr float kMagic = 12582912.f;
+    const float lo = fminf(fmaxf(v.x, -127.f), 127.f) + kMagic;
+    const float hi = fminf(fmaxf(v.y, -127.f), 127.f) + kMagic;
+    const uint32_t pair = __byte_perm(__float_as_uint(lo), __float_as_uint(hi), 0x0040);
+    w[j / 2] = j % 2 ? __byte_perm(w[j / 2], pair, 0x5410) : pair;
   }
 }
 
