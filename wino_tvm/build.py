@@ -26,6 +26,7 @@ from .workload import (
     EPILOGUE_OPS,
     TILE_SIZES,
     Conv2dWorkload,
+    default_tile_size,
     epilogue_text,
     parse_epilogue,
 )
@@ -54,7 +55,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         "through shared memory / L2 (PKF); full: ITrans+BGEMM+OTrans in one "
                         "kernel")
     p.add_argument("--m", type=int, choices=TILE_SIZES,
-                   help="output tile size (default 4; with --tuning-log, the best logged m)")
+                   help="output tile size (default 4, 2 for int8 with --accum fp16; with "
+                        "--tuning-log, the best logged m)")
     p.add_argument("--accum", help="BGEMM accumulator: fp32 (default) or fp16 for fp16; int32 "
                                    "(default) or fp16 (the lane kernel, m=2) for int8")
     p.add_argument("--shape", default="1,224,224,64,64",
@@ -137,7 +139,8 @@ def _device_name(arch: str) -> str:
 def _tuned(args: argparse.Namespace, accum: str) -> tuple[Conv2dWorkload, KernelConfig] | None:
     from .tune.best import best_config
 
-    probe = Conv2dWorkload.parse_shape(args.shape, dtype=args.dtype, m=args.m or 4, accum=accum,
+    m = args.m or default_tile_size(args.dtype, accum)
+    probe = Conv2dWorkload.parse_shape(args.shape, dtype=args.dtype, m=m, accum=accum,
                                        epilogue=parse_epilogue(args.epilogue), out=args.out_dtype)
     device = _device_name(args.arch)
     found = best_config(args.tuning_log, probe, device, m=args.m)
@@ -165,7 +168,8 @@ def _config(args: argparse.Namespace) -> tuple[Conv2dWorkload, KernelConfig]:
             wl, cfg = tuned
             cfg.validate(wl, KNOWN_DEVICES[ARCH_DEVICE[args.arch]])
             return wl, cfg
-    wl = Conv2dWorkload.parse_shape(args.shape, dtype=args.dtype, m=args.m or 4, accum=accum,
+    m = args.m or default_tile_size(args.dtype, accum)
+    wl = Conv2dWorkload.parse_shape(args.shape, dtype=args.dtype, m=m, accum=accum,
                                     epilogue=parse_epilogue(args.epilogue), out=args.out_dtype)
     try:
         fm, fn, fk = (int(v) for v in args.frag.split("x"))

@@ -159,6 +159,11 @@ class Conv2dWorkload:
         return {"N": self.n, "H": self.h, "W": self.w, "C": self.c, "K": self.k}
 
 
+def default_tile_size(dtype: str, accum: str) -> int:
+    """m when none is asked for: 4, or 2 where only that exists (int8 with fp16 accumulators)."""
+    return 2 if (dtype, accum) == ("int8", "fp16") else 4
+
+
 def resolve_output(dtype: str, out: str) -> str:
     """out checked against dtype's OUTPUTS; "" is the dtype's default."""
     if not out:
