@@ -91,8 +91,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         "in registers (0: none; may spill; tuned)")
     p.add_argument("--lane", action="store_true",
                    help="full fusion in the MMA's lane layout (templates/lane_layout.cu; fp16, "
-                        "or int8 with --accum fp16, m=2): a warp owns 16 tiles x --tb-n (16 or 32) output channels for all "
-                        "taps (or half of them, for twice the channels, with --tap-split 2), "
+                        "or int8 with --accum fp16, m=2): a warp owns 16 tiles x --tb-n (16 or "
+                        "32) output channels for all taps (or half of them, for twice the "
+                        "channels, with --tap-split 2), "
                         "--k-split channel slices share a tile group, --groups tile groups per "
                         "persistent block, the input staged in chunks of --tb-k channels through "
                         "--stages buffers; sets --fusion full, --persist, --tb-m 16 and the "
