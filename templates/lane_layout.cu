@@ -3,18 +3,18 @@
 // it loads from, and this kernel's point is that each lane computes its A fragment's values in
 // registers (docs/perf-notes.md, "The lane layout").
 //
-// fp16 in and out with fp16 or fp32 accumulators (mma.sync m16n8k16); or int8 in, on the same
-// fp16 tensor cores with fp16 accumulators (see kInt8In), y in fp32, fp16 or int8. A warp owns 16 tiles (2 tile
-// rows x 8 tile columns: a "tile group") x kWarpK output channels for all 16 taps. Lane (g, q) =
-// (lane / 4, lane % 4) holds A-fragment rows g and g + 8: the vertically adjacent tiles
+// fp16 in and out with fp16 or fp32 accumulators (mma.sync m16n8k16); or int8 in, on the same fp16
+// tensor cores with fp16 accumulators (see kInt8In), y in fp32, fp16 or int8. A warp owns 16 tiles
+// (2 tile rows x 8 tile columns: a "tile group") x kWarpK output channels for all 16 taps. Lane
+// (g, q) = (lane / 4, lane % 4) holds A-fragment rows g and g + 8: the vertically adjacent tiles
 // (ty, tx0 + g) and (ty + 1, tx0 + g). It transforms exactly the input it feeds to the MMA, and
 // OTrans finds all 16 taps of its (tile, channel) pairs in its own accumulators: V and M never
 // touch shared memory. kKSlices warps share a tile group, one slice of kWarpK channels each; a
-// block holds kGroups groups and U's slice for its kKSlices x kWarpK channels (blockIdx.y),
-// staged once (the block is persistent: its groups loop over tile groups). Each group stages
-// its 6 x 18 pixel input patch with cp.async in chunks of kChunkC channels through a ring of
-// kStages buffers, kStages - 1 chunks ahead (the next tile group's first chunks load while this
-// one's last compute): one group barrier per chunk.
+// block holds kGroups groups and U's slice for its kKSlices x kWarpK channels (blockIdx.y), staged
+// once (the block is persistent: its groups loop over tile groups). Each group stages its 6 x 18
+// pixel input patch with cp.async in chunks of kChunkC channels through a ring of kStages buffers,
+// kStages - 1 chunks ahead (the next tile group's first chunks load while this one's last compute):
+// one group barrier per chunk.
 //
 // With kTapSplit = 2 two warps share each tile group and channel slice, one half of the tap rows
 // each, for twice the channels per warp at the same accumulator count: each tile's input is
@@ -23,13 +23,13 @@
 // are two warpgroups.
 //
 // With kTma (sm_90a) one thread of a tile group stages each chunk with one TMA copy of a 6 x 18 x
-// (kChunkC + 8) box of x, zero outside the image, in the same padded layout, completing on the
-// buffer's mbarrier: no per-thread cp.async. The 8 pad channels lie past the chunk's dimension
-// of x's tensor map, so TMA zero-fills them instead of reading them from L2 (a third fewer
-// sectors per pixel at 32-channel chunks: 1.01x-1.03x, bench/results/h100/box_oob/).
+// kPix box of x, zero outside the image, in the same padded layout, completing on the buffer's
+// mbarrier: no per-thread cp.async. The pad channels lie past the chunk's dimension of x's tensor
+// map, so TMA zero-fills them instead of reading them from L2 (a third fewer sectors per pixel at
+// 32-channel chunks: 1.01x-1.03x, bench/results/h100/box_oob/).
 //
 // With kStack (TMA, 4 tile groups) the block's tile groups lie one above the other, 8 x 8 tiles
-// (16 x 16 outputs), and share one 18 x 18 x (kChunkC + 8) box per chunk: 1.27x the output's
+// (16 x 16 outputs), and share one 18 x 18 x kPix box per chunk: 1.27x the output's
 // pixels through L2 instead of 1.69x, one copy per chunk and block. The chunk's barrier is then
 // the block's (8 warps), and the block loops over stacks. fp16 picks with two chunks per tile
 // group 1.015x-1.050x; one 64-channel chunk (the fp32 picks) 0.96x-0.98x: the block barrier
@@ -516,8 +516,8 @@ __device__ __forceinline__ void cp_async_16(uint32_t dst, const void* src, int b
 }
 
 // TMA: channel chunk `chunk` of a tile group's patch into buffer, by one thread, completing on
-// bar (x_map: x as [N][H][W][C / kChunkC][kChunkC], boxes of 1 x 6 x 18 x 1 x (kChunkC + 8),
-// zero outside the image and in the pad).
+// bar (x_map: x as [N][H][W][C / kChunkC][kChunkC], boxes of 1 x kBoxRows x 18 x 1 x
+// kPix, zero outside the image and in the pad).
 // No tile group: a plain arrival, so that the buffer's phase completes all the same.
 __device__ __forceinline__ void tma_stage(XT* buffer, uint64_t* bar, const void* x_map, int3 o,
                                           int chunk, bool valid) {
@@ -597,8 +597,8 @@ __device__ __forceinline__ void stage_chunk(XT* buffer, const XT* __restrict__ x
           if (!in_pass(k)) continue;
           const bool inside = row_inside && (unsigned)(ix0 + k * kColsPerPass) < (unsigned)kW;
           const XT* from = inside ? src + ((long long)r * kW + k * kColsPerPass) * kC : x;
-          cp_async_16(dst + kElemBytes * (uint32_t)((r * kPatchCols + k * kColsPerPass) * kPix), from,
-                      inside ? 16 : 0);
+          cp_async_16(dst + kElemBytes * (uint32_t)((r * kPatchCols + k * kColsPerPass) * kPix),
+                      from, inside ? 16 : 0);
         }
       }
     }
@@ -662,9 +662,11 @@ __device__ __forceinline__ void load_words(const void* at, uint32_t* w) {
 }
 
 // One lane's 2 kNB channels of an output pixel, run v at channel v kStoreRun.
-__device__ __forceinline__ void store_pixel(YT* at, const uint32_t (&packed)[kRuns * kRunWords<YT>]) {
+__device__ __forceinline__ void store_pixel(YT* at,
+                                            const uint32_t (&packed)[kRuns * kRunWords<YT>]) {
 #pragma unroll
-  for (int v = 0; v < kRuns; ++v) store_words<kRunWords<YT>>(at + v * kStoreRun, packed + v * kRunWords<YT>);
+  for (int v = 0; v < kRuns; ++v)
+    store_words<kRunWords<YT>>(at + v * kStoreRun, packed + v * kRunWords<YT>);
 }
 
 // Channel pair j of a pixel's words of type T (half2 or float2) as float2, and back (int8:
@@ -744,7 +746,8 @@ __device__ __forceinline__ void store_rows(const Pair (&out)[kRowsOut][2][kNB], 
       if constexpr (kResidual) {
 #pragma unroll
         for (int v = 0; v < kRuns; ++v)
-          load_words<kRunWords<ET>>(epilogue.residual + at + v * kStoreRun, res + v * kRunWords<ET>);
+          load_words<kRunWords<ET>>(epilogue.residual + at + v * kStoreRun,
+                                    res + v * kRunWords<ET>);
       }
 #pragma unroll
       for (int j = 0; j < kNB; ++j) {
@@ -1120,8 +1123,9 @@ static CUtensorMap wino_lane_x_map(const void* x, cudaError_t* error) {
   const cuuint64_t strides[4] = {kBytes * kChunkC, kBytes * kC, kBytes * kW * kC,
                                  kBytes * kH * kW * kC};
   const cuuint32_t box[5] = {kPix, 1, kPatchCols, kBoxRows, 1}, steps[5] = {1, 1, 1, 1, 1};
-  const CUresult result = encode(&map, kInt8In ? CU_TENSOR_MAP_DATA_TYPE_UINT8
-                                                : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 5, const_cast<void*>(x),
+  const CUtensorMapDataType type =
+      kInt8In ? CU_TENSOR_MAP_DATA_TYPE_UINT8 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  const CUresult result = encode(&map, type, 5, const_cast<void*>(x),
                                  dims, strides, box, steps, CU_TENSOR_MAP_INTERLEAVE_NONE,
                                  CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
                                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);

@@ -137,10 +137,10 @@ def _device_name(arch: str) -> str:
     return gpus[0].name if gpus else KNOWN_DEVICES[ARCH_DEVICE[arch]].name
 
 
-def _tuned(args: argparse.Namespace, accum: str) -> tuple[Conv2dWorkload, KernelConfig] | None:
+def _tuned(args: argparse.Namespace, accum: str,
+           m: int) -> tuple[Conv2dWorkload, KernelConfig] | None:
     from .tune.best import best_config
 
-    m = args.m or default_tile_size(args.dtype, accum)
     probe = Conv2dWorkload.parse_shape(args.shape, dtype=args.dtype, m=m, accum=accum,
                                        epilogue=parse_epilogue(args.epilogue), out=args.out_dtype)
     device = _device_name(args.arch)
@@ -163,13 +163,13 @@ def _tuned(args: argparse.Namespace, accum: str) -> tuple[Conv2dWorkload, Kernel
 
 def _config(args: argparse.Namespace) -> tuple[Conv2dWorkload, KernelConfig]:
     accum = args.accum or ACCUMULATORS[args.dtype][0]
+    m = args.m or default_tile_size(args.dtype, accum)
     if args.tuning_log:
-        tuned = _tuned(args, accum)
+        tuned = _tuned(args, accum, m)
         if tuned is not None:
             wl, cfg = tuned
             cfg.validate(wl, KNOWN_DEVICES[ARCH_DEVICE[args.arch]])
             return wl, cfg
-    m = args.m or default_tile_size(args.dtype, accum)
     wl = Conv2dWorkload.parse_shape(args.shape, dtype=args.dtype, m=m, accum=accum,
                                     epilogue=parse_epilogue(args.epilogue), out=args.out_dtype)
     try:

@@ -20,6 +20,7 @@ OUTPUTS = {"fp32": ("fp32",), "fp16": ("fp16",), "int8": ("fp32", "fp16", "int8"
 OUTPUT_SCALE = "y_scale"
 TILE_SIZES = (2, 4, 6)
 INT8_TILE_SIZES = (2, 4)  # B must be integer for the exact int32 input transform
+INT8_FP16_TILE_SIZES = (2,)  # F(2x2)'s V of int8 data is exact in fp16, F(4x4)'s is not
 KERNEL_SIZE = 3
 # Fused output epilogue, applied in this order: y = relu(conv + bias[k] + residual[n, h, w, k]).
 EPILOGUE_OPS = ("bias", "residual", "relu")
@@ -73,7 +74,7 @@ class Conv2dWorkload:
                 f"int8 supports m in {list(INT8_TILE_SIZES)} only: F(6x6)'s B has fractional "
                 "entries, so the int8 input transform would not be exact; use m=2 or m=4"
             )
-        if (self.dtype, self.accum) == ("int8", "fp16") and self.m != 2:
+        if self.m not in supported_tile_sizes(self.dtype, self.accum):
             raise WinoError(
                 f"int8 with fp16 accumulators takes m=2 only, not m={self.m}: F(4x4)'s input "
                 "transform of int8 data (up to 12800) is not exact in fp16; use m=2 or accum int32"
@@ -159,9 +160,18 @@ class Conv2dWorkload:
         return {"N": self.n, "H": self.h, "W": self.w, "C": self.c, "K": self.k}
 
 
+def supported_tile_sizes(dtype: str, accum: str) -> tuple[int, ...]:
+    """The m values a dtype and accumulator take: int8 those with an integer B, and with fp16
+    accumulators those whose V of int8 data is exact in fp16."""
+    if dtype != "int8":
+        return TILE_SIZES
+    return INT8_FP16_TILE_SIZES if accum == "fp16" else INT8_TILE_SIZES
+
+
 def default_tile_size(dtype: str, accum: str) -> int:
-    """m when none is asked for: 4, or 2 where only that exists (int8 with fp16 accumulators)."""
-    return 2 if (dtype, accum) == ("int8", "fp16") else 4
+    """m when none is asked for: 4, or the largest there is where 4 is not supported."""
+    sizes = supported_tile_sizes(dtype, accum)
+    return 4 if 4 in sizes else max(sizes)
 
 
 def resolve_output(dtype: str, out: str) -> str:

@@ -22,7 +22,7 @@ from ..config import (
     KernelConfig,
     artifact_name,
 )
-from ..workload import INT8_TILE_SIZES, Conv2dWorkload, epilogue_text, parse_epilogue
+from ..workload import Conv2dWorkload, epilogue_text, parse_epilogue, supported_tile_sizes
 
 # A thread has at most 255 registers; the A/B operand fragments, pointers and loop indices need
 # about 60 of them, so accumulators beyond 192 (24 fp32 fragments) spill to local memory.
@@ -210,10 +210,8 @@ def refusal(wl: Conv2dWorkload, cfg: KernelConfig, device: DeviceLimits) -> tupl
 
 
 def tile_sizes(wl: Conv2dWorkload, axes: Axes) -> tuple[int, ...]:
-    """The axes' m values this dtype supports (int8: m in {2, 4} only; with fp16 accumulators,
-    the lane kernel's, m=2)."""
-    allowed = (2,) if wl.accum == "fp16" else INT8_TILE_SIZES
-    return tuple(m for m in axes.m if wl.dtype != "int8" or m in allowed)
+    """The axes' m values wl's dtype and accumulator support (supported_tile_sizes)."""
+    return tuple(m for m in axes.m if m in supported_tile_sizes(wl.dtype, wl.accum))
 
 
 def config_space(
