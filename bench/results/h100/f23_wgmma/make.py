@@ -1,0 +1,60 @@
+"""Write artifacts of the hand-written F(2, 3) wgmma kernel (f23_kernel.cu) for given shapes.
+
+python3 bench/results/h100/f23_wgmma/make.py OUT N,H,W,C,K ...
+Each OUT/<shape>-f23/ is an ordinary artifact (program.cu, harness_spec.json, reconstructed.cu),
+so `python -m wino_tvm.batch` and `python -m wino_tvm.bench` check and time it like the
+generated kernels: same data, float64 reference, poisoned output, cuDNN in the same process.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+from wino_tvm.harness import HarnessSpec, Launch, Workspace, write_artifact
+from wino_tvm.tolerance import rel_l2_tolerance
+from wino_tvm.workload import Conv2dWorkload
+
+KERNEL = Path(__file__).with_name("f23_kernel.cu")
+BLOCK_ROWS, BLOCK_K, THREADS = 128, 64, 256
+
+
+def smem_bytes(h: int, w: int) -> int:
+    """kSmemBytes of f23_kernel.cu for this image size (kept in step with its constants)."""
+    t = (w + 1) // 2
+    v_rows = BLOCK_ROWS + 2 * t
+    v_pitch = (v_rows + 3) // 8 * 8 + 4
+    x_bytes = ((v_rows - 1) // t + 2) * (2 * t + 2) * 24 * 2
+    stage = (x_bytes + 12 * 16 * BLOCK_K * 2 + 127) // 128 * 128
+    return 4 * stage + 2 * 4 * 2 * v_pitch * 16
+
+
+def spec(n: int, h: int, w: int, c: int, k: int, commit: str) -> HarnessSpec:
+    shape = f"namespace f23 {{\nconstexpr int kN = {n}, kH = {h}, kW = {w}, kC = {c}, kK = {k};\n}}\n"
+    rows = n * (h + 1) * ((w + 1) // 2)
+    wl = Conv2dWorkload(n, h, w, c, k, "fp16", 2, "fp32")
+    return HarnessSpec(
+        n, h, w, c, k, "fp16", 2, "full", "fp16-fp32-f23-wgmma-r128-n64-c16-s4", commit,
+        rel_l2_tolerance(wl), shape + KERNEL.read_text(),
+        (Workspace("U", "half", 12 * c * k),),
+        (Launch("wino_f23_ktrans", ((c * k + 255) // 256, 1, 1), (256, 1, 1), 0, ("w", "U")),),
+        (Launch("wino_f23_forward", (k // BLOCK_K, (rows + BLOCK_ROWS - 1) // BLOCK_ROWS, 1),
+                (THREADS, 1, 1), smem_bytes(h, w), ("x", "U", "y")),),
+    )
+
+
+def main(argv: list[str]) -> int:
+    out, commit = Path(argv[0]), argv[1]
+    for arg in argv[2:]:
+        n, h, w, c, k = (int(v) for v in arg.split(","))
+        s = spec(n, h, w, c, k, commit)
+        d = out / f"N{n}_H{h}_W{w}_C{c}_K{k}-{s.config_name}"
+        write_artifact(s, d, {"reconstructed.cu": s.kernels_source})
+        assert re.search(r"kSmemBytes", s.kernels_source)
+        print(d)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
