@@ -22,6 +22,23 @@
 // adjacent).
 #include <cstdint>
 
+// wino-tvm: needs sm_90a
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+static_assert(false, "f23: wgmma needs sm_90a (-gencode=arch=compute_90a,code=sm_90a)");
+#endif
+
+// Ablations (run 2): 0 leaves out U's copies, the input's copies or the MMAs (wrong results,
+// for timing only).
+#ifndef F23_COPY_U
+#define F23_COPY_U 1
+#endif
+#ifndef F23_COPY_X
+#define F23_COPY_X 1
+#endif
+#ifndef F23_MMA
+#define F23_MMA 1
+#endif
+
 namespace f23 {
 
 constexpr int kT = (kW + 1) / 2;            // tiles per row
@@ -61,7 +78,6 @@ __device__ __forceinline__ uint64_t descriptor(uint32_t address, uint32_t leadin
 }
 
 __device__ __forceinline__ void wgmma(float (&d)[32], uint64_t a, uint64_t b) {
-#ifdef __CUDA_ARCH_FEAT_SM90_ALL
   asm volatile(
       "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
       "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,"
@@ -73,24 +89,17 @@ __device__ __forceinline__ void wgmma(float (&d)[32], uint64_t a, uint64_t b) {
         "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]),
         "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
       : "l"(a), "l"(b));
-#endif
 }
 
 __device__ __forceinline__ void wgmma_fence() {
-#ifdef __CUDA_ARCH_FEAT_SM90_ALL
   asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-#endif
 }
 __device__ __forceinline__ void wgmma_commit() {
-#ifdef __CUDA_ARCH_FEAT_SM90_ALL
   asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-#endif
 }
 template <int kPending>
 __device__ __forceinline__ void wgmma_wait() {
-#ifdef __CUDA_ARCH_FEAT_SM90_ALL
   asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(kPending) : "memory");
-#endif
 }
 
 // Row of U (within its 64-channel block) that holds output channel kk: accumulator column
@@ -119,7 +128,7 @@ extern "C" __global__ void wino_f23_ktrans(const half* __restrict__ w, half* __r
 __device__ __forceinline__ void stage_chunk(uint32_t stage, const half* __restrict__ x,
                                             const half* __restrict__ U, long long p0,
                                             int k_block, int chunk) {
-  constexpr int kXPieces = kPatchRows * kPatchCols * 2;
+  constexpr int kXPieces = F23_COPY_X ? kPatchRows * kPatchCols * 2 : 0;
   for (int i = threadIdx.x; i < kXPieces; i += kThreads) {
     const int slab = i & 1, pixel = i >> 1;
     const int pr = pixel / kPatchCols, px = pixel % kPatchCols;
@@ -133,7 +142,7 @@ __device__ __forceinline__ void stage_chunk(uint32_t stage, const half* __restri
   }
   // U: per (j r, slab) 64 contiguous rows of 16 bytes.
   const uint32_t u_stage = stage + kXBytes;
-  for (int i = threadIdx.x; i < 12 * 2 * kBlockK; i += kThreads) {
+  for (int i = threadIdx.x; i < (F23_COPY_U ? 12 * 2 * kBlockK : 0); i += kThreads) {
     const int run = i / kBlockK, row = i % kBlockK;  // run = jr * 2 + slab
     const int jr = run >> 1, slab = run & 1;
     cp_async_16(u_stage + 16u * (uint32_t)i,
@@ -213,7 +222,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
     for (int j = 0; j < 4; ++j)
 #pragma unroll
       for (int r = 0; r < 3; ++r)
-        wgmma(acc[j],
+        if (F23_MMA) wgmma(acc[j],
               descriptor(v_buf + 16u * (uint32_t)(j * 2 * kVPitch + warpgroup * 64 + r * kT),
                          16u * kVPitch),
               descriptor(u_buf + 16u * (uint32_t)((j * 3 + r) * 2 * kBlockK), 16u * kBlockK));

@@ -1,14 +1,13 @@
 """Write artifacts of the hand-written F(2, 3) wgmma kernel (f23_kernel.cu) for given shapes.
 
-python3 bench/results/h100/f23_wgmma/make.py OUT N,H,W,C,K ...
-Each OUT/<shape>-f23/ is an ordinary artifact (program.cu, harness_spec.json, reconstructed.cu),
+python3 bench/results/h100/f23_wgmma/make.py OUT COMMIT [--ablate] N,H,W,C,K ...
+Each OUT/<shape>-<config>/ is an ordinary artifact (program.cu, harness_spec.json, reconstructed.cu),
 so `python -m wino_tvm.batch` and `python -m wino_tvm.bench` check and time it like the
 generated kernels: same data, float64 reference, poisoned output, cuDNN in the same process.
 """
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 
@@ -18,6 +17,9 @@ from wino_tvm.workload import Conv2dWorkload
 
 KERNEL = Path(__file__).with_name("f23_kernel.cu")
 BLOCK_ROWS, BLOCK_K, THREADS = 128, 64, 256
+CONFIG = "fp16-fp32-f23-wgmma-r128-n64-c16-s4"
+# --ablate: the kernel without a part (f23_kernel.cu's F23_* switches; wrong results, timing only)
+ABLATIONS = {"-ab_nou": "F23_COPY_U", "-ab_nox": "F23_COPY_X", "-ab_nomma": "F23_MMA"}
 
 
 def smem_bytes(h: int, w: int) -> int:
@@ -30,12 +32,14 @@ def smem_bytes(h: int, w: int) -> int:
     return 4 * stage + 2 * 4 * 2 * v_pitch * 16
 
 
-def spec(n: int, h: int, w: int, c: int, k: int, commit: str) -> HarnessSpec:
+def spec(n: int, h: int, w: int, c: int, k: int, commit: str, ablation: str = "") -> HarnessSpec:
     shape = f"namespace f23 {{\nconstexpr int kN = {n}, kH = {h}, kW = {w}, kC = {c}, kK = {k};\n}}\n"
+    if ablation:
+        shape = f"#define {ABLATIONS[ablation]} 0\n" + shape
     rows = n * (h + 1) * ((w + 1) // 2)
     wl = Conv2dWorkload(n, h, w, c, k, "fp16", 2, "fp32")
     return HarnessSpec(
-        n, h, w, c, k, "fp16", 2, "full", "fp16-fp32-f23-wgmma-r128-n64-c16-s4", commit,
+        n, h, w, c, k, "fp16", 2, "full", CONFIG + ablation, commit,
         rel_l2_tolerance(wl), shape + KERNEL.read_text(),
         (Workspace("U", "half", 12 * c * k),),
         (Launch("wino_f23_ktrans", ((c * k + 255) // 256, 1, 1), (256, 1, 1), 0, ("w", "U")),),
@@ -45,14 +49,15 @@ def spec(n: int, h: int, w: int, c: int, k: int, commit: str) -> HarnessSpec:
 
 
 def main(argv: list[str]) -> int:
-    out, commit = Path(argv[0]), argv[1]
-    for arg in argv[2:]:
+    out, commit, args = Path(argv[0]), argv[1], argv[2:]
+    ablate = "--ablate" in args
+    for arg in (a for a in args if a != "--ablate"):
         n, h, w, c, k = (int(v) for v in arg.split(","))
-        s = spec(n, h, w, c, k, commit)
-        d = out / f"N{n}_H{h}_W{w}_C{c}_K{k}-{s.config_name}"
-        write_artifact(s, d, {"reconstructed.cu": s.kernels_source})
-        assert re.search(r"kSmemBytes", s.kernels_source)
-        print(d)
+        for ablation in ABLATIONS if ablate else ("",):
+            s = spec(n, h, w, c, k, commit, ablation)
+            d = out / f"N{n}_H{h}_W{w}_C{c}_K{k}-{s.config_name}"
+            write_artifact(s, d, {"reconstructed.cu": s.kernels_source})
+            print(d)
     return 0
 
 
