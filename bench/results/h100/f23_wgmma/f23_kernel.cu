@@ -27,14 +27,8 @@
 static_assert(false, "f23: wgmma needs sm_90a (-gencode=arch=compute_90a,code=sm_90a)");
 #endif
 
-// Ablations (run 2): 0 leaves out U's copies, the input's copies or the MMAs (wrong results,
-// for timing only).
-#ifndef F23_COPY_U
-#define F23_COPY_U 1
-#endif
-#ifndef F23_COPY_X
-#define F23_COPY_X 1
-#endif
+// Ablation: 0 leaves out the MMAs (wrong results, for timing only). Run 2 also left out U's
+// or the input's copies (F23_COPY_U, F23_COPY_X in that run's kernel, 99855ec).
 #ifndef F23_MMA
 #define F23_MMA 1
 #endif
@@ -43,7 +37,7 @@ namespace f23 {
 
 constexpr int kT = (kW + 1) / 2;            // tiles per row
 constexpr int kHp = kH + 1;                 // flat rows per image
-constexpr long long kRows = (long long)kN * kHp * kT;
+constexpr int kRows = kN * kHp * kT;
 constexpr int kBlockRows = 128;             // two warpgroups x m64
 constexpr int kBlockK = 64;                 // output channels per block (n64)
 constexpr int kChunkC = 16;                 // input channels per stage (one k16 step)
@@ -124,40 +118,70 @@ extern "C" __global__ void wino_f23_ktrans(const half* __restrict__ w, half* __r
   }
 }
 
+// A thread's copies and transform tasks are the same in every chunk but for the channel offset,
+// so their addresses are computed once (run 2's kernel spent ~300 instructions a warp and chunk
+// recomputing them: ncu in run3/).
+constexpr int kXPieces = kPatchRows * kPatchCols * 2;       // 16-byte pieces of the patch
+constexpr int kXSteps = (kXPieces + kThreads - 1) / kThreads;
+constexpr int kUSteps = 12 * 2 * kBlockK / kThreads;        // 6: piece tid + 256 s
+constexpr int kVTasks = kVRows * 2;                         // (V row, 8-channel slab)
+constexpr int kVSteps = (kVTasks + kThreads - 1) / kThreads;
+static_assert(12 * 2 * kBlockK % kThreads == 0 && kThreads % kBlockK == 0, "f23: U pieces");
+
+struct Plan {
+  int x_src[kXSteps];  // element offset of the piece in x at chunk 0; -1: zero (outside)
+  int v_src[kVSteps];  // patch offset (halves) of the task's first pixel; -1: no task
+  int v_dst[kVSteps];  // V offset (halves) of the task at tap 0
+};
+
+__device__ __forceinline__ Plan make_plan(int g0, int p0) {
+  Plan plan;
+#pragma unroll
+  for (int s = 0; s < kXSteps; ++s) {
+    const int i = threadIdx.x + s * kThreads;
+    const int pixel = i >> 1, pr = pixel / kPatchCols, px = pixel % kPatchCols;
+    const int p = p0 + pr, n = p / kHp, h = p % kHp - 1, w = px - 1;
+    const bool inside = i < kXPieces && n < kN && h >= 0 && (unsigned)w < (unsigned)kW;
+    plan.x_src[s] = inside ? ((n * kH + h) * kW + w) * kC + (i & 1) * 8 : -1;
+  }
+#pragma unroll
+  for (int s = 0; s < kVSteps; ++s) {
+    const int i = threadIdx.x + s * kThreads, slab = i & 1, v = i >> 1;
+    const int gv = g0 + v, t = gv % kT, pr = gv / kT - p0;
+    plan.v_src[s] = i < kVTasks ? (pr * kPatchCols + 2 * t) * kPix + slab * 8 : -1;
+    plan.v_dst[s] = (slab * kVPitch + v) * 8;
+  }
+  return plan;
+}
+
 // Chunk `chunk` of the block's input patch and U's slices into `stage`, one commit group.
 __device__ __forceinline__ void stage_chunk(uint32_t stage, const half* __restrict__ x,
-                                            const half* __restrict__ U, long long p0,
-                                            int k_block, int chunk) {
-  constexpr int kXPieces = F23_COPY_X ? kPatchRows * kPatchCols * 2 : 0;
-  for (int i = threadIdx.x; i < kXPieces; i += kThreads) {
-    const int slab = i & 1, pixel = i >> 1;
-    const int pr = pixel / kPatchCols, px = pixel % kPatchCols;
-    const long long p = p0 + pr;
-    const int n = (int)(p / kHp), h = (int)(p % kHp) - 1, w = px - 1;
-    const bool inside = n < kN && h >= 0 && (unsigned)w < (unsigned)kW;
-    const half* src = inside ? x + (((long long)(n * kH + h) * kW + w) * kC + chunk * kChunkC +
-                                    slab * 8)
-                             : x;
-    cp_async_16(stage + 2u * (uint32_t)(pixel * kPix + slab * 8), src, inside ? 16 : 0);
+                                            const half* __restrict__ u_thread, const Plan& plan,
+                                            int chunk) {
+#pragma unroll
+  for (int s = 0; s < kXSteps; ++s) {
+    const int i = threadIdx.x + s * kThreads;
+    if (kXPieces % kThreads != 0 && s == kXSteps - 1 && i >= kXPieces) break;
+    const bool inside = plan.x_src[s] >= 0;
+    cp_async_16(stage + 2u * (uint32_t)((i >> 1) * kPix + (i & 1) * 8),
+                inside ? x + plan.x_src[s] + chunk * kChunkC : x, inside ? 16 : 0);
   }
-  // U: per (j r, slab) 64 contiguous rows of 16 bytes.
-  const uint32_t u_stage = stage + kXBytes;
-  for (int i = threadIdx.x; i < (F23_COPY_U ? 12 * 2 * kBlockK : 0); i += kThreads) {
-    const int run = i / kBlockK, row = i % kBlockK;  // run = jr * 2 + slab
-    const int jr = run >> 1, slab = run & 1;
-    cp_async_16(u_stage + 16u * (uint32_t)i,
-                U + (((long long)jr * (kC / 8) + chunk * 2 + slab) * kK + k_block + row) * 8, 16);
-  }
+  // U: piece i = tid + 256 s is row i % 64 of run i / 64 = (j r) * 2 + slab; run i / 64 grows by
+  // 4 with s, i.e. 2 (j r) on: a constant offset from the thread's own base.
+  const uint32_t u_stage = stage + kXBytes + 16u * threadIdx.x;
+#pragma unroll
+  for (int s = 0; s < kUSteps; ++s)
+    cp_async_16(u_stage + 16u * kThreads * s,
+                u_thread + ((long long)(2 * s) * (kC / 8) + chunk * 2) * kK * 8, 16);
   asm volatile("cp.async.commit_group;" ::: "memory");
 }
 
 // V_j = B^T d for the block's kVRows rows, both 8-channel slabs, from the staged patch.
-__device__ __forceinline__ void transform(const half* xs, half* vs, long long g0, long long p0) {
-  for (int i = threadIdx.x; i < kVRows * 2; i += kThreads) {
-    const int slab = i & 1, v = i >> 1;
-    const long long gv = g0 + v;
-    const int t = (int)(gv % kT), pr = (int)(gv / kT - p0);
-    const half* src = xs + (pr * kPatchCols + 2 * t) * kPix + slab * 8;
+__device__ __forceinline__ void transform(const half* xs, half* vs, const Plan& plan) {
+#pragma unroll
+  for (int s = 0; s < kVSteps; ++s) {
+    if (plan.v_src[s] < 0) continue;
+    const half* src = xs + plan.v_src[s];
     uint4 d[4];
 #pragma unroll
     for (int e = 0; e < 4; ++e) d[e] = *reinterpret_cast<const uint4*>(src + e * kPix);
@@ -179,7 +203,7 @@ __device__ __forceinline__ void transform(const half* xs, half* vs, long long g0
     }
 #pragma unroll
     for (int j = 0; j < 4; ++j)
-      *reinterpret_cast<uint4*>(vs + ((j * 2 + slab) * kVPitch + v) * 8) = out[j];
+      *reinterpret_cast<uint4*>(vs + plan.v_dst[s] + j * 2 * kVPitch * 8) = out[j];
   }
 }
 
@@ -188,9 +212,17 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
   extern __shared__ __align__(128) unsigned char smem[];
   const uint32_t base = (uint32_t)__cvta_generic_to_shared(smem);
   const int k_block = blockIdx.x * kBlockK;
-  const long long g0 = (long long)blockIdx.y * kBlockRows, p0 = g0 / kT;
+  const int g0 = blockIdx.y * kBlockRows, p0 = g0 / kT;
   const int warpgroup = threadIdx.x >> 7;
   const uint32_t v_base = base + kStages * kStageBytes;
+  const Plan plan = make_plan(g0, p0);
+  const int u_run = threadIdx.x / kBlockK;  // (j r) * 2 + slab of the thread's first U piece
+  const half* u_thread = U + (((long long)(u_run >> 1) * (kC / 8) + (u_run & 1)) * kK + k_block +
+                              threadIdx.x % kBlockK) * 8;
+  // Descriptors of tap (j, r) at stage 0 and V buffer 0; the stage and buffer add constants.
+  const uint64_t a_desc0 =
+      descriptor(v_base + 16u * (uint32_t)(warpgroup * 64), 16u * kVPitch);
+  const uint64_t b_desc0 = descriptor(base + kXBytes, 16u * kBlockK);
 
   float acc[4][32];
 #pragma unroll
@@ -198,8 +230,8 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
     for (int i = 0; i < 32; ++i) acc[j][i] = 0.f;
 
-  stage_chunk(base, x, U, p0, k_block, 0);
-  if (kChunks > 1) stage_chunk(base + kStageBytes, x, U, p0, k_block, 1);
+  stage_chunk(base, x, u_thread, plan, 0);
+  if (kChunks > 1) stage_chunk(base + kStageBytes, x, u_thread, plan, 1);
   else asm volatile("cp.async.commit_group;" ::: "memory");
 
   for (int chunk = 0; chunk < kChunks; ++chunk) {
@@ -207,25 +239,25 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
     __syncthreads();  // the chunk has landed for all; chunk - 2's MMAs are done in both warpgroups
     const int stage = chunk % kStages;
     if (chunk + 2 < kChunks)
-      stage_chunk(base + (chunk + 2) % kStages * kStageBytes, x, U, p0, k_block, chunk + 2);
+      stage_chunk(base + (chunk + 2) % kStages * kStageBytes, x, u_thread, plan, chunk + 2);
     else
       asm volatile("cp.async.commit_group;" ::: "memory");
-    const uint32_t v_buf = v_base + (chunk & 1) * kVBytes;
+    const int buffer = chunk & 1;
     transform(reinterpret_cast<const half*>(smem + stage * kStageBytes),
-              reinterpret_cast<half*>(smem + (v_buf - base)), g0, p0);
+              reinterpret_cast<half*>(smem + kStages * kStageBytes + buffer * kVBytes), plan);
     // wgmma reads V and U through the async proxy.
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
     __syncthreads();
     wgmma_fence();
-    const uint32_t u_buf = base + stage * kStageBytes + kXBytes;
+    const uint64_t a_desc = a_desc0 + (uint64_t)(buffer * kVBytes >> 4);
+    const uint64_t b_desc = b_desc0 + (uint64_t)(stage * kStageBytes >> 4);
 #pragma unroll
     for (int j = 0; j < 4; ++j)
 #pragma unroll
       for (int r = 0; r < 3; ++r)
-        if (F23_MMA) wgmma(acc[j],
-              descriptor(v_buf + 16u * (uint32_t)(j * 2 * kVPitch + warpgroup * 64 + r * kT),
-                         16u * kVPitch),
-              descriptor(u_buf + 16u * (uint32_t)((j * 3 + r) * 2 * kBlockK), 16u * kBlockK));
+        if (F23_MMA)
+          wgmma(acc[j], a_desc + (uint64_t)((j * 2 * kVPitch + r * kT) * 16 >> 4),
+                b_desc + (uint64_t)((j * 3 + r) * 2 * kBlockK * 16 >> 4));
     wgmma_commit();
     wgmma_wait<1>();
   }
@@ -240,11 +272,9 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
   const int warp = (threadIdx.x >> 5) & 3, lane = threadIdx.x & 31, g = lane >> 2, q = lane & 3;
 #pragma unroll
   for (int hh = 0; hh < 2; ++hh) {
-    const long long row = g0 + warpgroup * 64 + warp * 16 + g + 8 * hh;
+    const int row = g0 + warpgroup * 64 + warp * 16 + g + 8 * hh;
     if (row >= kRows) continue;
-    const int t = (int)(row % kT);
-    const long long o = row / kT;
-    const int n = (int)(o / kHp), h = (int)(o % kHp);
+    const int t = row % kT, o = row / kT, n = o / kHp, h = o % kHp;
     if (h >= kH) continue;
     uint32_t out[2][8];
 #pragma unroll

@@ -17,9 +17,9 @@ from wino_tvm.workload import Conv2dWorkload
 
 KERNEL = Path(__file__).with_name("f23_kernel.cu")
 BLOCK_ROWS, BLOCK_K, THREADS = 128, 64, 256
-CONFIG = "fp16-fp32-f23-wgmma-r128-n64-c16-s4"
+CONFIG = "fp16-fp32-f23-wgmma-r128-n64-c16-s4-v2"
 # --ablate: the kernel without a part (f23_kernel.cu's F23_* switches; wrong results, timing only)
-ABLATIONS = {"-ab_nou": "F23_COPY_U", "-ab_nox": "F23_COPY_X", "-ab_nomma": "F23_MMA"}
+ABLATIONS = {"-ab_nomma": "F23_MMA"}
 
 
 def smem_bytes(h: int, w: int) -> int:
