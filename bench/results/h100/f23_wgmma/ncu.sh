@@ -17,4 +17,4 @@ for pair in "$@"; do
   ncu --import $n.ncu-rep --page source --csv --print-source sass > ${n}_sass.csv 2>> $W/ncu.log
   rm -f $n.ncu-rep && gzip ${n}_raw.csv ${n}_sass.csv
 done
-tar czf "$OUT_DIR/$RUN_NAME.tar.gz" -C "$OUT_DIR" "$RUN_NAME"
+tar czf "$OUT_DIR/$RUN_NAME.tar.gz" -C "$OUT_DIR" "$RUN_NAME" && rm -rf "$W"
