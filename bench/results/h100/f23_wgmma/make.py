@@ -1,9 +1,10 @@
 """Write artifacts of the hand-written F(2, 3) wgmma kernel (f23_kernel.cu) for given shapes.
 
 python3 bench/results/h100/f23_wgmma/make.py OUT COMMIT [--ablate] N,H,W,C,K ...
-Each OUT/<shape>-<config>/ is an ordinary artifact (program.cu, harness_spec.json, reconstructed.cu),
-so `python -m wino_tvm.batch` and `python -m wino_tvm.bench` check and time it like the
-generated kernels: same data, float64 reference, poisoned output, cuDNN in the same process.
+Each OUT/<shape>-<config>/ is an ordinary artifact (program.cu, harness_spec.json,
+reconstructed.cu), so `python -m wino_tvm.batch` and `python -m wino_tvm.bench` check and time
+it like the generated kernels: same data, float64 reference, poisoned output, cuDNN in the same
+process.
 """
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ def smem_bytes(h: int, w: int) -> int:
 
 
 def spec(n: int, h: int, w: int, c: int, k: int, commit: str, ablation: str = "") -> HarnessSpec:
-    shape = f"namespace f23 {{\nconstexpr int kN = {n}, kH = {h}, kW = {w}, kC = {c}, kK = {k};\n}}\n"
+    shape = (f"namespace f23 {{\nconstexpr int kN = {n}, kH = {h}, kW = {w}, kC = {c}, "
+             f"kK = {k};\n}}\n")
     if ablation:
         shape = f"#define {ABLATIONS[ablation]} 0\n" + shape
     rows = n * (h + 1) * ((w + 1) // 2)
