@@ -24,7 +24,7 @@ ABLATIONS = {"-ab_nomma": "F23_MMA"}
 
 
 def smem_bytes(h: int, w: int) -> int:
-    """kSmemBytes of f23_kernel.cu for this image size (kept in step with its constants)."""
+    """kSmemBytes of f23_kernel.cu for this image size (the kernel static_asserts they agree)."""
     t = (w + 1) // 2
     v_rows = BLOCK_ROWS + 2 * t
     v_pitch = (v_rows + 3) // 8 * 8 + 4
@@ -35,7 +35,7 @@ def smem_bytes(h: int, w: int) -> int:
 
 def spec(n: int, h: int, w: int, c: int, k: int, commit: str, ablation: str = "") -> HarnessSpec:
     shape = (f"namespace f23 {{\nconstexpr int kN = {n}, kH = {h}, kW = {w}, kC = {c}, "
-             f"kK = {k};\n}}\n")
+             f"kK = {k}, kLaunchSmemBytes = {smem_bytes(h, w)};\n}}\n")
     if ablation:
         shape = f"#define {ABLATIONS[ablation]} 0\n" + shape
     rows = n * (h + 1) * ((w + 1) // 2)
