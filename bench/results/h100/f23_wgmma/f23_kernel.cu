@@ -15,8 +15,11 @@
 // pads both images. The V rows of filter row r are then the GEMM rows shifted by r * T, in
 // every image alike. A block owns 128 consecutive rows (two warpgroups of m64) x 64 output
 // channels and loops over C in chunks of 16 channels, through a ring of 4 stages:
-//   cp.async: the chunk's input patch (the pixels of its 128 + 2T V rows) and U's 12 (j, r)
-//   slices; transform: V_j of 128 + 2T rows into shared memory (wgmma's K-major layout);
+//   cp.async: the chunk's input patch (the pixels of its 128 + 2T V rows); U's 12 (j, r) slices
+//   (24 KB, contiguous in U) by bulk copies: kCluster blocks of consecutive rows form a cluster,
+//   each copies 1 / kCluster of the chunk's U and multicasts it to all (v3: every block read all
+//   of U from L2 before, 24 KB a chunk against the patch's ~11 KB);
+//   transform: V_j of 128 + 2T rows into shared memory (wgmma's K-major layout);
 //   wgmma: per warpgroup 12 m64n64k16, A = V_j at row offset 64 wg + r T, B = U_jr.
 // fp32 accumulators: 4 x 32 registers (M_0..M_3 of 2 rows x 16 channels per lane), then
 // OTrans in registers and 16-byte stores (KTrans permutes k so a lane's 16 channels are
@@ -55,8 +58,13 @@ constexpr int kXBytes = kPatchRows * kPatchCols * kPix * 2;
 constexpr int kUBytes = 12 * kChunkC * kBlockK * 2;
 constexpr int kVBytes = 4 * 2 * kVPitch * 16;
 constexpr int kStageBytes = (kXBytes + kUBytes + 127) / 128 * 128;
-constexpr int kSmemBytes = kStages * kStageBytes + 2 * kVBytes;
+constexpr int kCluster = kClusterSize;      // blocks sharing U's copies (make.py)
+constexpr int kUSlice = kUBytes / kCluster;  // bytes of U each block of a cluster copies
+// mbarriers after the V buffers: full[s] (U of stage s landed), empty[s] (every block of the
+// cluster is done with stage s's U).
+constexpr int kSmemBytes = kStages * kStageBytes + 2 * kVBytes + 2 * kStages * 8;
 constexpr int kThreads = 256;
+static_assert(kCluster >= 1 && kCluster <= 8 && kUSlice % 16 == 0, "f23: U's slices");
 
 static_assert(kC % kChunkC == 0 && kK % kBlockK == 0, "f23: C % 16 == 0 and K % 64 == 0");
 static_assert(kSmemBytes <= 227 * 1024, "f23: the ring does not fit in shared memory");
@@ -66,6 +74,58 @@ static_assert(kSmemBytes == kLaunchSmemBytes,
 
 __device__ __forceinline__ void cp_async_16(uint32_t dst, const void* src, int bytes) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(bytes));
+}
+
+__device__ __forceinline__ uint32_t cluster_rank() {
+  uint32_t rank;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+  return rank;
+}
+
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;"
+               ::: "memory");
+}
+
+__device__ __forceinline__ void bar_init(uint32_t bar, int count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+}
+
+// Waits for phase `parity` of the block's barrier bar; acquire at cluster scope, since the
+// arrivals on `empty` come from the other blocks of the cluster.
+__device__ __forceinline__ void bar_wait(uint32_t bar, uint32_t parity) {
+  uint32_t done = 0;
+  while (!done)
+    asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, "
+                 "[%1], %2;\nselp.u32 %0, 1, 0, p;\n}" : "=r"(done) : "r"(bar), "r"(parity)
+                 : "memory");
+}
+
+// Arrives on the barrier at the same offset as bar in block `cta` of the cluster.
+__device__ __forceinline__ void bar_arrive_remote(uint32_t bar, uint32_t cta) {
+  asm volatile("{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
+               "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}"
+               ::"r"(bar), "r"(cta) : "memory");
+}
+
+// By one thread: chunk `chunk`'s U (24 KB at u_chunks + chunk * kUBytes) into the stage at u_dst,
+// this block's slice multicast to every block of the cluster, completing on their `full`. First
+// waits until all of them are done with the stage's previous chunk.
+__device__ __forceinline__ void stage_u(uint32_t u_dst, uint32_t full, uint32_t empty,
+                                        const unsigned char* u_chunks, int chunk, uint32_t rank) {
+  if (chunk >= kStages) bar_wait(empty, (chunk / kStages - 1) & 1);
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(full),
+               "r"(kUBytes) : "memory");
+  const uint32_t dst = u_dst + rank * kUSlice;
+  const unsigned char* src = u_chunks + (long long)chunk * kUBytes + rank * kUSlice;
+  if (kCluster == 1)
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "
+                 "[%0], [%1], %2, [%3];" ::"r"(dst), "l"(src), "r"(kUSlice), "r"(full) : "memory");
+  else
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
+                 ".multicast::cluster [%0], [%1], %2, [%3], %4;"
+                 ::"r"(dst), "l"(src), "r"(kUSlice), "r"(full),
+                 "h"((uint16_t)((1 << kCluster) - 1)) : "memory");
 }
 
 // K-major, no swizzle: core matrices of 8 rows x 16 bytes; the next 8 channels `leading`
@@ -106,19 +166,22 @@ __host__ __device__ constexpr int u_row(int kk) {
   return 8 * ((kk % 16) / 2) + 2 * (kk / 16) + kk % 2;
 }
 
-// U_jr = (G g_r)_j in fp16, [j * 3 + r][c / 8][K rows, permuted per 64][c % 8].
+// U_jr = (G g_r)_j in fp16, [K / 64][C / 16][j * 3 + r][c % 16 / 8][64 rows, permuted][c % 8]:
+// a block's chunk is 24 KB in one piece, laid out as the stage holds it.
 extern "C" __global__ void wino_f23_ktrans(const half* __restrict__ w, half* __restrict__ U) {
   const int idx = blockIdx.x * blockDim.x + threadIdx.x;
   if (idx >= kC * kK) return;
   const int k = idx % kK, c = idx / kK;
-  const int row = k / kBlockK * kBlockK + u_row(k % kBlockK);
+  const int row = u_row(k % kBlockK);
+  const long long chunk_base = ((long long)(k / kBlockK) * kChunks + c / kChunkC) * 12;
   for (int r = 0; r < 3; ++r) {
     const float g0 = __half2float(w[((r * 3 + 0) * kC + c) * kK + k]);
     const float g1 = __half2float(w[((r * 3 + 1) * kC + c) * kK + k]);
     const float g2 = __half2float(w[((r * 3 + 2) * kC + c) * kK + k]);
     const float u[4] = {g0, 0.5f * (g0 + g1 + g2), 0.5f * (g0 - g1 + g2), g2};
     for (int j = 0; j < 4; ++j)
-      U[(((long long)(j * 3 + r) * (kC / 8) + c / 8) * kK + row) * 8 + c % 8] = __float2half_rn(u[j]);
+      U[(((chunk_base + j * 3 + r) * 2 + c % kChunkC / 8) * kBlockK + row) * 8 + c % 8] =
+          __float2half_rn(u[j]);
   }
 }
 
@@ -127,10 +190,8 @@ extern "C" __global__ void wino_f23_ktrans(const half* __restrict__ w, half* __r
 // recomputing them: ncu in run3/).
 constexpr int kXPieces = kPatchRows * kPatchCols * 2;       // 16-byte pieces of the patch
 constexpr int kXSteps = (kXPieces + kThreads - 1) / kThreads;
-constexpr int kUSteps = 12 * 2 * kBlockK / kThreads;        // 6: piece tid + 256 s
 constexpr int kVTasks = kVRows * 2;                         // (V row, 8-channel slab)
 constexpr int kVSteps = (kVTasks + kThreads - 1) / kThreads;
-static_assert(12 * 2 * kBlockK % kThreads == 0 && kThreads % kBlockK == 0, "f23: U pieces");
 
 struct Plan {
   int x_src[kXSteps];  // element offset of the piece in x at chunk 0; -1: zero (outside)
@@ -158,10 +219,9 @@ __device__ __forceinline__ Plan make_plan(int g0, int p0) {
   return plan;
 }
 
-// Chunk `chunk` of the block's input patch and U's slices into `stage`, one commit group.
-__device__ __forceinline__ void stage_chunk(uint32_t stage, const half* __restrict__ x,
-                                            const half* __restrict__ u_thread, const Plan& plan,
-                                            int chunk) {
+// Chunk `chunk` of the block's input patch into `stage`, one commit group.
+__device__ __forceinline__ void stage_x(uint32_t stage, const half* __restrict__ x,
+                                        const Plan& plan, int chunk) {
 #pragma unroll
   for (int s = 0; s < kXSteps; ++s) {
     const int i = threadIdx.x + s * kThreads;
@@ -170,13 +230,6 @@ __device__ __forceinline__ void stage_chunk(uint32_t stage, const half* __restri
     cp_async_16(stage + 2u * (uint32_t)((i >> 1) * kPix + (i & 1) * 8),
                 inside ? x + plan.x_src[s] + chunk * kChunkC : x, inside ? 16 : 0);
   }
-  // U: piece i = tid + 256 s is row i % 64 of run i / 64 = (j r) * 2 + slab; run i / 64 grows by
-  // 4 with s, i.e. 2 (j r) on: a constant offset from the thread's own base.
-  const uint32_t u_stage = stage + kXBytes + 16u * threadIdx.x;
-#pragma unroll
-  for (int s = 0; s < kUSteps; ++s)
-    cp_async_16(u_stage + 16u * kThreads * s,
-                u_thread + ((long long)(2 * s) * (kC / 8) + chunk * 2) * kK * 8, 16);
   asm volatile("cp.async.commit_group;" ::: "memory");
 }
 
@@ -211,7 +264,7 @@ __device__ __forceinline__ void transform(const half* xs, half* vs, const Plan& 
   }
 }
 
-extern "C" __global__ void __launch_bounds__(kThreads, 1)
+extern "C" __global__ void __cluster_dims__(1, kCluster, 1) __launch_bounds__(kThreads, 1)
     wino_f23_forward(const half* __restrict__ x, const half* __restrict__ U, half* __restrict__ y) {
   extern __shared__ __align__(128) unsigned char smem[];
   const uint32_t base = (uint32_t)__cvta_generic_to_shared(smem);
@@ -220,9 +273,12 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
   const int warpgroup = threadIdx.x >> 7;
   const uint32_t v_base = base + kStages * kStageBytes;
   const Plan plan = make_plan(g0, p0);
-  const int u_run = threadIdx.x / kBlockK;  // (j r) * 2 + slab of the thread's first U piece
-  const half* u_thread = U + (((long long)(u_run >> 1) * (kC / 8) + (u_run & 1)) * kK + k_block +
-                              threadIdx.x % kBlockK) * 8;
+  const uint32_t bars = v_base + 2 * kVBytes, rank = cluster_rank();
+  const auto full = [&](int stage) { return bars + 8u * stage; };
+  const auto empty = [&](int stage) { return bars + 8u * (kStages + stage); };
+  const auto u_stage = [&](int stage) { return base + stage * kStageBytes + kXBytes; };
+  const unsigned char* u_chunks =
+      reinterpret_cast<const unsigned char*>(U) + (long long)blockIdx.x * kChunks * kUBytes;
   // Descriptors of tap (j, r) at stage 0 and V buffer 0; the stage and buffer add constants.
   const uint64_t a_desc0 =
       descriptor(v_base + 16u * (uint32_t)(warpgroup * 64), 16u * kVPitch);
@@ -234,18 +290,38 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
     for (int i = 0; i < 32; ++i) acc[j][i] = 0.f;
 
-  stage_chunk(base, x, u_thread, plan, 0);
-  if (kChunks > 1) stage_chunk(base + kStageBytes, x, u_thread, plan, 1);
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kStages; ++s) {
+      bar_init(full(s), 1);
+      bar_init(empty(s), kCluster);
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  cluster_sync();  // the barriers are initialised in every block before any copy or arrival
+  if (threadIdx.x == 0)
+    for (int chunk = 0; chunk < 2 && chunk < kChunks; ++chunk)
+      stage_u(u_stage(chunk), full(chunk), empty(chunk), u_chunks, chunk, rank);
+  stage_x(base, x, plan, 0);
+  if (kChunks > 1) stage_x(base + kStageBytes, x, plan, 1);
   else asm volatile("cp.async.commit_group;" ::: "memory");
 
   for (int chunk = 0; chunk < kChunks; ++chunk) {
-    asm volatile("cp.async.wait_group 1;" ::: "memory");
-    __syncthreads();  // the chunk has landed for all; chunk - 2's MMAs are done in both warpgroups
     const int stage = chunk % kStages;
-    if (chunk + 2 < kChunks)
-      stage_chunk(base + (chunk + 2) % kStages * kStageBytes, x, u_thread, plan, chunk + 2);
-    else
+    asm volatile("cp.async.wait_group 1;" ::: "memory");
+    bar_wait(full(stage), chunk / kStages & 1);
+    __syncthreads();  // the chunk has landed for all; chunk - 2's MMAs are done in both warpgroups
+    if (chunk + 2 < kChunks) {
+      const int next = (chunk + 2) % kStages;
+      if (threadIdx.x == 0) {
+        // Chunk - 2 left the stage: tell every block of the cluster, then refill it.
+        if (chunk >= 2)
+          for (int cta = 0; cta < kCluster; ++cta) bar_arrive_remote(empty(next), cta);
+        stage_u(u_stage(next), full(next), empty(next), u_chunks, chunk + 2, rank);
+      }
+      stage_x(base + next * kStageBytes, x, plan, chunk + 2);
+    } else {
       asm volatile("cp.async.commit_group;" ::: "memory");
+    }
     const int buffer = chunk & 1;
     transform(reinterpret_cast<const half*>(smem + stage * kStageBytes),
               reinterpret_cast<half*>(smem + kStages * kStageBytes + buffer * kVBytes), plan);
@@ -306,6 +382,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
       dst[1] = make_uint4(out[px][4], out[px][5], out[px][6], out[px][7]);
     }
   }
+  cluster_sync();  // no block leaves while another of its cluster may still arrive on its barriers
 }
 
 }  // namespace f23

@@ -1,7 +1,7 @@
 """Write artifacts of the hand-written F(2, 3) wgmma kernel (f23_kernel.cu) for given shapes.
 
-python3 bench/results/h100/f23_wgmma/make.py OUT COMMIT [--ablate] N,H,W,C,K ...
-Each OUT/<shape>-<config>/ is an ordinary artifact (program.cu, harness_spec.json,
+python3 bench/results/h100/f23_wgmma/make.py OUT COMMIT [--ablate] [--clusters 1,2,4] N,H,W,C,K ...
+--clusters: the cluster sizes to build (blocks sharing U's copies; default 2). Each OUT/<shape>-<config>/ is an ordinary artifact (program.cu, harness_spec.json,
 reconstructed.cu), so `python -m wino_tvm.batch` and `python -m wino_tvm.bench` check and time
 it like the generated kernels: same data, float64 reference, poisoned output, cuDNN in the same
 process.
@@ -18,7 +18,7 @@ from wino_tvm.workload import Conv2dWorkload
 
 KERNEL = Path(__file__).with_name("f23_kernel.cu")
 BLOCK_ROWS, BLOCK_K, THREADS = 128, 64, 256
-CONFIG = "fp16-fp32-f23-wgmma-r128-n64-c16-s4-v2"
+CONFIG = "fp16-fp32-f23-wgmma-r128-n64-c16-s4-v3"
 # --ablate: the kernel without a part (f23_kernel.cu's F23_* switches; wrong results, timing only)
 ABLATIONS = {"-ab_nomma": "F23_MMA"}
 
@@ -30,22 +30,25 @@ def smem_bytes(h: int, w: int) -> int:
     v_pitch = (v_rows + 3) // 8 * 8 + 4
     x_bytes = ((v_rows - 1) // t + 2) * (2 * t + 2) * 24 * 2
     stage = (x_bytes + 12 * 16 * BLOCK_K * 2 + 127) // 128 * 128
-    return 4 * stage + 2 * 4 * 2 * v_pitch * 16
+    return 4 * stage + 2 * 4 * 2 * v_pitch * 16 + 2 * 4 * 8
 
 
-def spec(n: int, h: int, w: int, c: int, k: int, commit: str, ablation: str = "") -> HarnessSpec:
+def spec(n: int, h: int, w: int, c: int, k: int, commit: str, cluster: int,
+         ablation: str = "") -> HarnessSpec:
     shape = (f"namespace f23 {{\nconstexpr int kN = {n}, kH = {h}, kW = {w}, kC = {c}, "
-             f"kK = {k}, kLaunchSmemBytes = {smem_bytes(h, w)};\n}}\n")
+             f"kK = {k}, kClusterSize = {cluster}, kLaunchSmemBytes = {smem_bytes(h, w)};\n}}\n")
     if ablation:
         shape = f"#define {ABLATIONS[ablation]} 0\n" + shape
     rows = n * (h + 1) * ((w + 1) // 2)
+    # Row blocks rounded up to whole clusters; the extra blocks' rows lie past the last image.
+    row_blocks = -(-rows // (BLOCK_ROWS * cluster)) * cluster
     wl = Conv2dWorkload(n, h, w, c, k, "fp16", 2, "fp32")
     return HarnessSpec(
-        n, h, w, c, k, "fp16", 2, "full", CONFIG + ablation, commit,
+        n, h, w, c, k, "fp16", 2, "full", f"{CONFIG}-cl{cluster}{ablation}", commit,
         rel_l2_tolerance(wl), shape + KERNEL.read_text(),
         (Workspace("U", "half", 12 * c * k),),
         (Launch("wino_f23_ktrans", ((c * k + 255) // 256, 1, 1), (256, 1, 1), 0, ("w", "U")),),
-        (Launch("wino_f23_forward", (k // BLOCK_K, (rows + BLOCK_ROWS - 1) // BLOCK_ROWS, 1),
+        (Launch("wino_f23_forward", (k // BLOCK_K, row_blocks, 1),
                 (THREADS, 1, 1), smem_bytes(h, w), ("x", "U", "y")),),
     )
 
@@ -53,10 +56,16 @@ def spec(n: int, h: int, w: int, c: int, k: int, commit: str, ablation: str = ""
 def main(argv: list[str]) -> int:
     out, commit, args = Path(argv[0]), argv[1], argv[2:]
     ablate = "--ablate" in args
+    clusters = [2]
+    if "--clusters" in args:
+        at = args.index("--clusters")
+        clusters = [int(v) for v in args[at + 1].split(",")]
+        del args[at:at + 2]
     for arg in (a for a in args if a != "--ablate"):
         n, h, w, c, k = (int(v) for v in arg.split(","))
-        for ablation in ABLATIONS if ablate else ("",):
-            s = spec(n, h, w, c, k, commit, ablation)
+        for cluster, ablation in ((cl, ab) for cl in clusters
+                                  for ab in (ABLATIONS if ablate else ("",))):
+            s = spec(n, h, w, c, k, commit, cluster, ablation)
             d = out / f"N{n}_H{h}_W{w}_C{c}_K{k}-{s.config_name}"
             write_artifact(s, d, {"reconstructed.cu": s.kernels_source})
             print(d)

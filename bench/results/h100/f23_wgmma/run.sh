@@ -1,13 +1,21 @@
 #!/bin/bash
-# The F(2, 3) wgmma experiment on the device: OUT RUN. .gpu/f23.tar.gz holds f23/ (make.py's
-# artifacts) and picks/ (bench_full's fp16 m=2 artifacts of d63957e at the same workloads).
-# batch checks and times the f23 artifacts; bench runs cuDNN, them and the picks per workload in
-# one process. Everything under OUT/RUN is packed into OUT/RUN.tar.gz.
+# The F(2, 3) wgmma experiment on the device: OUT RUN SET [COMMIT]. .gpu/SET.tar.gz holds f23/
+# (make.py's artifacts) and the kernels they are compared with (run 4: picks/, bench_full's fp16
+# m=2 artifacts of d63957e; run 5: v2/, the kernel of 1c40473). A cluster smoke run (one
+# artifact, under a timeout: a wrong barrier hangs) goes first; then batch checks and times f23/,
+# and bench runs cuDNN and every artifact per workload in one process. Everything under OUT/RUN
+# is packed into OUT/RUN.tar.gz.
 set -u
-source bench/device_set.sh "$1" "$2" f23
+source bench/device_set.sh "$1" "$2" "$3"
+pack() { tar czf $1/$2.tar.gz -C $1 $2 && rm -rf $W; }
+smoke=$(ls -d $P/f23/*-cl2 | head -1)
+timeout 120 python3 -m wino_tvm.runner $smoke --checks 1 --timeout 30 > $W/smoke.log 2>&1
+rc=$?
+echo "smoke $(basename $smoke): exit $rc"
+[ $rc = 0 ] || { tail -n 20 $W/smoke.log; pack "$1" "$2"; exit 1; }
 timeout 240 python3 -m wino_tvm.batch $P/f23 --record $W/batch.jsonl --checks 3 > $W/batch.log 2>&1
 tail -8 $W/batch.log
-timeout 320 python3 -m wino_tvm.bench $P --out $W/bench --iters 60 --commit "${3:-f23}" \
+timeout 300 python3 -m wino_tvm.bench $P --out $W/bench --iters 60 --commit "${4:-f23}" \
   > $W/bench.log 2>&1
 tail -3 $W/bench.log
-tar czf $1/$2.tar.gz -C $1 $2 && rm -rf $W
+pack "$1" "$2"
