@@ -82,8 +82,10 @@ __device__ __forceinline__ uint32_t cluster_rank() {
   return rank;
 }
 
+// Relaxed: it orders no data (the barriers' initialisation has its own fence); a release here
+// is a MEMBAR.GPU, which at the kernel's end waits for the block's stores.
 __device__ __forceinline__ void cluster_sync() {
-  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;"
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;\nbarrier.cluster.wait.aligned;"
                ::: "memory");
 }
 
@@ -91,21 +93,24 @@ __device__ __forceinline__ void bar_init(uint32_t bar, int count) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
 }
 
-// Waits for phase `parity` of the block's barrier bar; acquire at cluster scope, since the
-// arrivals on `empty` come from the other blocks of the cluster.
+// Waits for phase `parity` of the block's barrier bar. CTA scope, also for `empty`, whose
+// arrivals come from the whole cluster: they only say that reads have completed (wgmma's, waited
+// for), so there is nothing to acquire. Cluster scope costs a fence per wait (run 5: an L1
+// invalidation, CCTL.IVALL, in every thread and chunk).
 __device__ __forceinline__ void bar_wait(uint32_t bar, uint32_t parity) {
   uint32_t done = 0;
   while (!done)
-    asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, "
-                 "[%1], %2;\nselp.u32 %0, 1, 0, p;\n}" : "=r"(done) : "r"(bar), "r"(parity)
-                 : "memory");
+    asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                 "selp.u32 %0, 1, 0, p;\n}" : "=r"(done) : "r"(bar), "r"(parity) : "memory");
 }
 
-// Arrives on the barrier at the same offset as bar in block `cta` of the cluster.
+// Arrives on the barrier at the same offset as bar in block `cta` of the cluster. Release at CTA
+// scope (the default), for the reason above: at cluster scope each arrival waited behind a
+// MEMBAR.GPU, i.e. for the thread's copies in flight (run 5).
 __device__ __forceinline__ void bar_arrive_remote(uint32_t bar, uint32_t cta) {
   asm volatile("{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
-               "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}"
-               ::"r"(bar), "r"(cta) : "memory");
+               "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}" ::"r"(bar), "r"(cta)
+               : "memory");
 }
 
 // By one thread: chunk `chunk`'s U (24 KB at u_chunks + chunk * kUBytes) into the stage at u_dst,

@@ -18,7 +18,7 @@ from wino_tvm.workload import Conv2dWorkload
 
 KERNEL = Path(__file__).with_name("f23_kernel.cu")
 BLOCK_ROWS, BLOCK_K, THREADS = 128, 64, 256
-CONFIG = "fp16-fp32-f23-wgmma-r128-n64-c16-s4-v3"
+CONFIG = "fp16-fp32-f23-wgmma-r128-n64-c16-s4-v4"
 # --ablate: the kernel without a part (f23_kernel.cu's F23_* switches; wrong results, timing only)
 ABLATIONS = {"-ab_nomma": "F23_MMA"}
 
