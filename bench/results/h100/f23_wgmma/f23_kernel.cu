@@ -42,7 +42,11 @@ namespace f23 {
 constexpr int kT = (kW + 1) / 2;            // tiles per row
 constexpr int kHp = kH + 1;                 // flat rows per image
 constexpr int kRows = kN * kHp * kT;
-constexpr int kBlockRows = 128;             // two warpgroups x m64
+constexpr int kWarpgroups = kWarpgroupCount;  // per block, each m64 (make.py: 1 or 2)
+constexpr int kBlockRows = 64 * kWarpgroups;
+// One warpgroup per block: two blocks per SM, so that one's barrier waits are the other's
+// working time (v5; run 6: the 8 warps of a block wait for each other twice a chunk).
+constexpr int kBlocksPerSm = kWarpgroups == 1 ? 2 : 1;
 constexpr int kBlockK = 64;                 // output channels per block (n64)
 constexpr int kChunkC = 16;                 // input channels per stage (one k16 step)
 constexpr int kChunks = kC / kChunkC;
@@ -53,7 +57,11 @@ constexpr int kVPitch = (kVRows + 3) / 8 * 8 + 4;
 constexpr int kPatchRows = (kVRows - 1) / kT + 2;
 constexpr int kPatchCols = 2 * kT + 2;
 constexpr int kPix = kChunkC + 8;           // halves per staged pixel: tiles 2 pixels apart in distinct banks
-constexpr int kStages = 4;                  // 2 chunks in flight, 2 being read
+constexpr int kStages = kStageCount;        // make.py: 4 (2 chunks in flight, 2 being read) or 2
+constexpr int kAhead = kStages / 2;         // chunks copied ahead of the one transformed
+// wgmma groups left in flight at a chunk's end: the stage refilled next holds chunk + kAhead -
+// kStages, whose MMAs must be done by then.
+constexpr int kMmaPending = kStages - kAhead - 1;
 constexpr int kXBytes = kPatchRows * kPatchCols * kPix * 2;
 constexpr int kUBytes = 12 * kChunkC * kBlockK * 2;
 constexpr int kVBytes = 4 * 2 * kVPitch * 16;
@@ -63,11 +71,12 @@ constexpr int kUSlice = kUBytes / kCluster;  // bytes of U each block of a clust
 // mbarriers after the V buffers: full[s] (U of stage s landed), empty[s] (every block of the
 // cluster is done with stage s's U).
 constexpr int kSmemBytes = kStages * kStageBytes + 2 * kVBytes + 2 * kStages * 8;
-constexpr int kThreads = 256;
+constexpr int kThreads = 128 * kWarpgroups;
 static_assert(kCluster >= 1 && kCluster <= 8 && kUSlice % 16 == 0, "f23: U's slices");
 
 static_assert(kC % kChunkC == 0 && kK % kBlockK == 0, "f23: C % 16 == 0 and K % 64 == 0");
-static_assert(kSmemBytes <= 227 * 1024, "f23: the ring does not fit in shared memory");
+static_assert((kSmemBytes + 1024) * kBlocksPerSm <= 228 * 1024,
+              "f23: the ring does not fit in shared memory");
 // make.py computes the launch's dynamic shared memory on its own side; they must agree.
 static_assert(kSmemBytes == kLaunchSmemBytes,
               "f23: make.py's smem_bytes is out of step");
@@ -269,7 +278,8 @@ __device__ __forceinline__ void transform(const half* xs, half* vs, const Plan& 
   }
 }
 
-extern "C" __global__ void __cluster_dims__(1, kCluster, 1) __launch_bounds__(kThreads, 1)
+extern "C" __global__ void __cluster_dims__(1, kCluster, 1)
+    __launch_bounds__(kThreads, kBlocksPerSm)
     wino_f23_forward(const half* __restrict__ x, const half* __restrict__ U, half* __restrict__ y) {
   extern __shared__ __align__(128) unsigned char smem[];
   const uint32_t base = (uint32_t)__cvta_generic_to_shared(smem);
@@ -304,26 +314,29 @@ extern "C" __global__ void __cluster_dims__(1, kCluster, 1) __launch_bounds__(kT
   }
   cluster_sync();  // the barriers are initialised in every block before any copy or arrival
   if (threadIdx.x == 0)
-    for (int chunk = 0; chunk < 2 && chunk < kChunks; ++chunk)
+    for (int chunk = 0; chunk < kAhead && chunk < kChunks; ++chunk)
       stage_u(u_stage(chunk), full(chunk), empty(chunk), u_chunks, chunk, rank);
-  stage_x(base, x, plan, 0);
-  if (kChunks > 1) stage_x(base + kStageBytes, x, plan, 1);
-  else asm volatile("cp.async.commit_group;" ::: "memory");
+  for (int chunk = 0; chunk < kAhead; ++chunk) {
+    if (chunk < kChunks) stage_x(base + chunk * kStageBytes, x, plan, chunk);
+    else asm volatile("cp.async.commit_group;" ::: "memory");
+  }
 
   for (int chunk = 0; chunk < kChunks; ++chunk) {
     const int stage = chunk % kStages;
-    asm volatile("cp.async.wait_group 1;" ::: "memory");
+    asm volatile("cp.async.wait_group %0;" ::"n"(kAhead - 1) : "memory");
     bar_wait(full(stage), chunk / kStages & 1);
-    __syncthreads();  // the chunk has landed for all; chunk - 2's MMAs are done in both warpgroups
-    if (chunk + 2 < kChunks) {
-      const int next = (chunk + 2) % kStages;
+    // The chunk has landed for all; the MMAs of the stage refilled next are done in every
+    // warpgroup.
+    __syncthreads();
+    if (chunk + kAhead < kChunks) {
+      const int next = (chunk + kAhead) % kStages;
       if (threadIdx.x == 0) {
-        // Chunk - 2 left the stage: tell every block of the cluster, then refill it.
-        if (chunk >= 2)
+        // The stage's last chunk is done: tell every block of the cluster, then refill it.
+        if (chunk + kAhead >= kStages)
           for (int cta = 0; cta < kCluster; ++cta) bar_arrive_remote(empty(next), cta);
-        stage_u(u_stage(next), full(next), empty(next), u_chunks, chunk + 2, rank);
+        stage_u(u_stage(next), full(next), empty(next), u_chunks, chunk + kAhead, rank);
       }
-      stage_x(base + next * kStageBytes, x, plan, chunk + 2);
+      stage_x(base + next * kStageBytes, x, plan, chunk + kAhead);
     } else {
       asm volatile("cp.async.commit_group;" ::: "memory");
     }
@@ -344,7 +357,7 @@ extern "C" __global__ void __cluster_dims__(1, kCluster, 1) __launch_bounds__(kT
           wgmma(acc[j], a_desc + (uint64_t)((j * 2 * kVPitch + r * kT) * 16 >> 4),
                 b_desc + (uint64_t)((j * 3 + r) * 2 * kBlockK * 16 >> 4));
     wgmma_commit();
-    wgmma_wait<1>();
+    wgmma_wait<kMmaPending>();
   }
   wgmma_wait<0>();
   // Ties the accumulators to the wait, so that no read of them moves above it.
