@@ -31,10 +31,16 @@
 static_assert(false, "f23: wgmma needs sm_90a (-gencode=arch=compute_90a,code=sm_90a)");
 #endif
 
-// Ablation: 0 leaves out the MMAs (wrong results, for timing only). Run 2 also left out U's
-// or the input's copies (F23_COPY_U, F23_COPY_X in that run's kernel, 99855ec).
+// Ablations (wrong results, for timing only): 0 leaves out the MMAs, the transform or the
+// input's copies (the commit groups stay). Run 2 also left out U's (99855ec).
 #ifndef F23_MMA
 #define F23_MMA 1
+#endif
+#ifndef F23_TRANSFORM
+#define F23_TRANSFORM 1
+#endif
+#ifndef F23_COPY_X
+#define F23_COPY_X 1
 #endif
 
 namespace f23 {
@@ -240,6 +246,7 @@ __device__ __forceinline__ void stage_x(uint32_t stage, const half* __restrict__
   for (int s = 0; s < kXSteps; ++s) {
     const int i = threadIdx.x + s * kThreads;
     if (kXPieces % kThreads != 0 && s == kXSteps - 1 && i >= kXPieces) break;
+    if (!F23_COPY_X) break;
     const bool inside = plan.x_src[s] >= 0;
     cp_async_16(stage + 2u * (uint32_t)((i >> 1) * kPix + (i & 1) * 8),
                 inside ? x + plan.x_src[s] + chunk * kChunkC : x, inside ? 16 : 0);
@@ -341,7 +348,8 @@ extern "C" __global__ void __cluster_dims__(1, kCluster, 1)
       asm volatile("cp.async.commit_group;" ::: "memory");
     }
     const int buffer = chunk & 1;
-    transform(reinterpret_cast<const half*>(smem + stage * kStageBytes),
+    if (F23_TRANSFORM)
+      transform(reinterpret_cast<const half*>(smem + stage * kStageBytes),
               reinterpret_cast<half*>(smem + kStages * kStageBytes + buffer * kVBytes), plan);
     // wgmma reads V and U through the async proxy.
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");

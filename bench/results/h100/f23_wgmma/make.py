@@ -23,7 +23,8 @@ KERNEL = Path(__file__).with_name("f23_kernel.cu")
 BLOCK_K = 64
 VERSION = "v5"
 # --ablate: the kernel without a part (f23_kernel.cu's F23_* switches; wrong results, timing only)
-ABLATIONS = {"-ab_nomma": "F23_MMA"}
+ABLATIONS = {"-ab_nomma": ("F23_MMA",), "-ab_notrans": ("F23_TRANSFORM",),
+             "-ab_nox": ("F23_COPY_X",), "-ab_copyonly": ("F23_MMA", "F23_TRANSFORM")}
 
 
 def smem_bytes(h: int, w: int, warpgroups: int, stages: int) -> int:
@@ -46,7 +47,7 @@ def spec(n: int, h: int, w: int, c: int, k: int, commit: str, cluster: int, warp
     block_rows = 64 * warpgroups
     config = f"fp16-fp32-f23-wgmma-r{block_rows}-n64-c16-s{stages}-{VERSION}-cl{cluster}"
     if ablation:
-        shape = f"#define {ABLATIONS[ablation]} 0\n" + shape
+        shape = "".join(f"#define {macro} 0\n" for macro in ABLATIONS[ablation]) + shape
     rows = n * (h + 1) * ((w + 1) // 2)
     # Row blocks rounded up to whole clusters; the extra blocks' rows lie past the last image.
     row_blocks = -(-rows // (block_rows * cluster)) * cluster
