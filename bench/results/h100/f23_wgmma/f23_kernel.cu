@@ -13,14 +13,15 @@
 // Flat rows: the GEMM's rows are (o, t), o = n * (H + 1) + h, t < T = ceil(W / 2): every image
 // takes H + 1 rows, the last one a row of garbage outputs whose V rows are the zero row that
 // pads both images. The V rows of filter row r are then the GEMM rows shifted by r * T, in
-// every image alike. A block owns 128 consecutive rows (two warpgroups of m64) x 64 output
-// channels and loops over C in chunks of 16 channels, through a ring of 4 stages:
-//   cp.async: the chunk's input patch (the pixels of its 128 + 2T V rows); U's 12 (j, r) slices
-//   (24 KB, contiguous in U) by bulk copies: kCluster blocks of consecutive rows form a cluster,
-//   each copies 1 / kCluster of the chunk's U and multicasts it to all (v3: every block read all
-//   of U from L2 before, 24 KB a chunk against the patch's ~11 KB);
-//   transform: V_j of 128 + 2T rows into shared memory (wgmma's K-major layout);
-//   wgmma: per warpgroup 12 m64n64k16, A = V_j at row offset 64 wg + r T, B = U_jr.
+// every image alike. A block owns 128 consecutive rows x 64 output channels and loops over C in
+// chunks of 16 channels. Its two warpgroups (64 rows each) share only U (v6):
+//   U's 12 (j, r) slices of a chunk (24 KB, contiguous in U): one bulk copy by thread 0 into a
+//   ring of 4 stages on mbarriers (`full` by bytes, `empty` by one arrival per warpgroup).
+//   Each warpgroup on its own, with its own named barrier (runs 6-8: a block's warps waiting for
+//   each other's copies and transform twice a chunk cost more than U's traffic):
+//   cp.async: the chunk's input patch (the pixels of its 64 + 2T V rows), a ring of 3 stages;
+//   transform: V_j of 64 + 2T rows into shared memory (wgmma's K-major layout);
+//   wgmma: 12 m64n64k16, A = V_j at row offset r T, B = U_jr.
 // fp32 accumulators: 4 x 32 registers (M_0..M_3 of 2 rows x 16 channels per lane), then
 // OTrans in registers and 16-byte stores (KTrans permutes k so a lane's 16 channels are
 // adjacent).
@@ -48,41 +49,32 @@ namespace f23 {
 constexpr int kT = (kW + 1) / 2;            // tiles per row
 constexpr int kHp = kH + 1;                 // flat rows per image
 constexpr int kRows = kN * kHp * kT;
-constexpr int kWarpgroups = kWarpgroupCount;  // per block, each m64 (make.py: 1 or 2)
-constexpr int kBlockRows = 64 * kWarpgroups;
-// One warpgroup per block: two blocks per SM, so that one's barrier waits are the other's
-// working time (v5; run 6: the 8 warps of a block wait for each other twice a chunk).
-constexpr int kBlocksPerSm = kWarpgroups == 1 ? 2 : 1;
 constexpr int kBlockK = 64;                 // output channels per block (n64)
 constexpr int kChunkC = 16;                 // input channels per stage (one k16 step)
 constexpr int kChunks = kC / kChunkC;
-constexpr int kVRows = kBlockRows + 2 * kT;  // the block's V rows: its own and 2 T below
+constexpr int kWarpgroups = 2;
+constexpr int kGroupRows = 64;              // a warpgroup's rows (m64)
+constexpr int kGroupThreads = 128;
+constexpr int kBlockRows = kWarpgroups * kGroupRows;
+constexpr int kThreads = kWarpgroups * kGroupThreads;
+constexpr int kVRows = kGroupRows + 2 * kT;  // a warpgroup's V rows: its own and 2 T below
 // V row stride per 8-channel slab: = 4 mod 8 16-byte units, so the transform's two slabs'
 // stores fall in different banks.
 constexpr int kVPitch = (kVRows + 3) / 8 * 8 + 4;
 constexpr int kPatchRows = (kVRows - 1) / kT + 2;
 constexpr int kPatchCols = 2 * kT + 2;
 constexpr int kPix = kChunkC + 8;           // halves per staged pixel: tiles 2 pixels apart in distinct banks
-constexpr int kStages = kStageCount;        // make.py: 4 (2 chunks in flight, 2 being read) or 2
-constexpr int kAhead = kStages / 2;         // chunks copied ahead of the one transformed
-// wgmma groups left in flight at a chunk's end: the stage refilled next holds chunk + kAhead -
-// kStages, whose MMAs must be done by then.
-constexpr int kMmaPending = kStages - kAhead - 1;
-constexpr int kXBytes = kPatchRows * kPatchCols * kPix * 2;
+constexpr int kUStages = 4, kUAhead = 2;    // U's ring: 2 chunks in flight, 2 being read
+constexpr int kXStages = 3, kXAhead = 2;    // a warpgroup's input ring: 2 in flight, 1 being read
+constexpr int kXBytes = (kPatchRows * kPatchCols * kPix * 2 + 127) / 128 * 128;
 constexpr int kUBytes = 12 * kChunkC * kBlockK * 2;
 constexpr int kVBytes = 4 * 2 * kVPitch * 16;
-constexpr int kStageBytes = (kXBytes + kUBytes + 127) / 128 * 128;
-constexpr int kCluster = kClusterSize;      // blocks sharing U's copies (make.py)
-constexpr int kUSlice = kUBytes / kCluster;  // bytes of U each block of a cluster copies
-// mbarriers after the V buffers: full[s] (U of stage s landed), empty[s] (every block of the
-// cluster is done with stage s's U).
-constexpr int kSmemBytes = kStages * kStageBytes + 2 * kVBytes + 2 * kStages * 8;
-constexpr int kThreads = 128 * kWarpgroups;
-static_assert(kCluster >= 1 && kCluster <= 8 && kUSlice % 16 == 0, "f23: U's slices");
+constexpr int kGroupBytes = kXStages * kXBytes + 2 * kVBytes;  // a warpgroup's ring, V buffers
+// U's ring, then each warpgroup's, then the mbarriers full[s] and empty[s] of U's stages.
+constexpr int kSmemBytes = kUStages * kUBytes + kWarpgroups * kGroupBytes + 2 * kUStages * 8;
 
 static_assert(kC % kChunkC == 0 && kK % kBlockK == 0, "f23: C % 16 == 0 and K % 64 == 0");
-static_assert((kSmemBytes + 1024) * kBlocksPerSm <= 228 * 1024,
-              "f23: the ring does not fit in shared memory");
+static_assert(kSmemBytes <= 227 * 1024, "f23: the rings do not fit in shared memory");
 // make.py computes the launch's dynamic shared memory on its own side; they must agree.
 static_assert(kSmemBytes == kLaunchSmemBytes,
               "f23: make.py's smem_bytes is out of step");
@@ -91,27 +83,12 @@ __device__ __forceinline__ void cp_async_16(uint32_t dst, const void* src, int b
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(bytes));
 }
 
-__device__ __forceinline__ uint32_t cluster_rank() {
-  uint32_t rank;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
-  return rank;
-}
-
-// Relaxed: it orders no data (the barriers' initialisation has its own fence); a release here
-// is a MEMBAR.GPU, which at the kernel's end waits for the block's stores.
-__device__ __forceinline__ void cluster_sync() {
-  asm volatile("barrier.cluster.arrive.relaxed.aligned;\nbarrier.cluster.wait.aligned;"
-               ::: "memory");
-}
-
 __device__ __forceinline__ void bar_init(uint32_t bar, int count) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
 }
 
-// Waits for phase `parity` of the block's barrier bar. CTA scope, also for `empty`, whose
-// arrivals come from the whole cluster: they only say that reads have completed (wgmma's, waited
-// for), so there is nothing to acquire. Cluster scope costs a fence per wait (run 5: an L1
-// invalidation, CCTL.IVALL, in every thread and chunk).
+// Waits for phase `parity` of the mbarrier at bar (CTA scope: run 5's cluster-scope waits put an
+// L1 invalidation after each).
 __device__ __forceinline__ void bar_wait(uint32_t bar, uint32_t parity) {
   uint32_t done = 0;
   while (!done)
@@ -119,33 +96,25 @@ __device__ __forceinline__ void bar_wait(uint32_t bar, uint32_t parity) {
                  "selp.u32 %0, 1, 0, p;\n}" : "=r"(done) : "r"(bar), "r"(parity) : "memory");
 }
 
-// Arrives on the barrier at the same offset as bar in block `cta` of the cluster. Release at CTA
-// scope (the default), for the reason above: at cluster scope each arrival waited behind a
-// MEMBAR.GPU, i.e. for the thread's copies in flight (run 5).
-__device__ __forceinline__ void bar_arrive_remote(uint32_t bar, uint32_t cta) {
-  asm volatile("{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
-               "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}" ::"r"(bar), "r"(cta)
-               : "memory");
+__device__ __forceinline__ void bar_arrive(uint32_t bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
 }
 
-// By one thread: chunk `chunk`'s U (24 KB at u_chunks + chunk * kUBytes) into the stage at u_dst,
-// this block's slice multicast to every block of the cluster, completing on their `full`. First
-// waits until all of them are done with the stage's previous chunk.
+// The warpgroup's own barrier (ids 1, 2; 0 is __syncthreads).
+__device__ __forceinline__ void group_sync(int warpgroup) {
+  asm volatile("bar.sync %0, %1;" ::"r"(1 + warpgroup), "n"(kGroupThreads) : "memory");
+}
+
+// By thread 0: chunk `chunk`'s U (24 KB at u_chunks + chunk * kUBytes) into the stage at u_dst,
+// completing on `full`; first waits until both warpgroups are done with the stage's last chunk.
 __device__ __forceinline__ void stage_u(uint32_t u_dst, uint32_t full, uint32_t empty,
-                                        const unsigned char* u_chunks, int chunk, uint32_t rank) {
-  if (chunk >= kStages) bar_wait(empty, (chunk / kStages - 1) & 1);
+                                        const unsigned char* u_chunks, int chunk) {
+  if (chunk >= kUStages) bar_wait(empty, (chunk / kUStages - 1) & 1);
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(full),
                "r"(kUBytes) : "memory");
-  const uint32_t dst = u_dst + rank * kUSlice;
-  const unsigned char* src = u_chunks + (long long)chunk * kUBytes + rank * kUSlice;
-  if (kCluster == 1)
-    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "
-                 "[%0], [%1], %2, [%3];" ::"r"(dst), "l"(src), "r"(kUSlice), "r"(full) : "memory");
-  else
-    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
-                 ".multicast::cluster [%0], [%1], %2, [%3], %4;"
-                 ::"r"(dst), "l"(src), "r"(kUSlice), "r"(full),
-                 "h"((uint16_t)((1 << kCluster) - 1)) : "memory");
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "
+               "[%0], [%1], %2, [%3];" ::"r"(u_dst), "l"(u_chunks + (long long)chunk * kUBytes),
+               "r"(kUBytes), "r"(full) : "memory");
 }
 
 // K-major, no swizzle: core matrices of 8 rows x 16 bytes; the next 8 channels `leading`
@@ -209,9 +178,9 @@ extern "C" __global__ void wino_f23_ktrans(const half* __restrict__ w, half* __r
 // so their addresses are computed once (run 2's kernel spent ~300 instructions a warp and chunk
 // recomputing them: ncu in run3/).
 constexpr int kXPieces = kPatchRows * kPatchCols * 2;       // 16-byte pieces of the patch
-constexpr int kXSteps = (kXPieces + kThreads - 1) / kThreads;
+constexpr int kXSteps = (kXPieces + kGroupThreads - 1) / kGroupThreads;
 constexpr int kVTasks = kVRows * 2;                         // (V row, 8-channel slab)
-constexpr int kVSteps = (kVTasks + kThreads - 1) / kThreads;
+constexpr int kVSteps = (kVTasks + kGroupThreads - 1) / kGroupThreads;
 
 struct Plan {
   int x_src[kXSteps];  // element offset of the piece in x at chunk 0; -1: zero (outside)
@@ -219,11 +188,12 @@ struct Plan {
   int v_dst[kVSteps];  // V offset (halves) of the task at tap 0
 };
 
-__device__ __forceinline__ Plan make_plan(int g0, int p0) {
+// For thread tid of the warpgroup whose rows start at g0 (patch rows at p0).
+__device__ __forceinline__ Plan make_plan(int tid, int g0, int p0) {
   Plan plan;
 #pragma unroll
   for (int s = 0; s < kXSteps; ++s) {
-    const int i = threadIdx.x + s * kThreads;
+    const int i = tid + s * kGroupThreads;
     const int pixel = i >> 1, pr = pixel / kPatchCols, px = pixel % kPatchCols;
     const int p = p0 + pr, n = p / kHp, h = p % kHp - 1, w = px - 1;
     const bool inside = i < kXPieces && n < kN && h >= 0 && (unsigned)w < (unsigned)kW;
@@ -231,7 +201,7 @@ __device__ __forceinline__ Plan make_plan(int g0, int p0) {
   }
 #pragma unroll
   for (int s = 0; s < kVSteps; ++s) {
-    const int i = threadIdx.x + s * kThreads, slab = i & 1, v = i >> 1;
+    const int i = tid + s * kGroupThreads, slab = i & 1, v = i >> 1;
     const int gv = g0 + v, t = gv % kT, pr = gv / kT - p0;
     plan.v_src[s] = i < kVTasks ? (pr * kPatchCols + 2 * t) * kPix + slab * 8 : -1;
     plan.v_dst[s] = (slab * kVPitch + v) * 8;
@@ -239,13 +209,13 @@ __device__ __forceinline__ Plan make_plan(int g0, int p0) {
   return plan;
 }
 
-// Chunk `chunk` of the block's input patch into `stage`, one commit group.
+// Chunk `chunk` of the warpgroup's input patch into `stage`, one commit group.
 __device__ __forceinline__ void stage_x(uint32_t stage, const half* __restrict__ x,
-                                        const Plan& plan, int chunk) {
+                                        const Plan& plan, int tid, int chunk) {
 #pragma unroll
   for (int s = 0; s < kXSteps; ++s) {
-    const int i = threadIdx.x + s * kThreads;
-    if (kXPieces % kThreads != 0 && s == kXSteps - 1 && i >= kXPieces) break;
+    const int i = tid + s * kGroupThreads;
+    if (kXPieces % kGroupThreads != 0 && s == kXSteps - 1 && i >= kXPieces) break;
     if (!F23_COPY_X) break;
     const bool inside = plan.x_src[s] >= 0;
     cp_async_16(stage + 2u * (uint32_t)((i >> 1) * kPix + (i & 1) * 8),
@@ -254,7 +224,7 @@ __device__ __forceinline__ void stage_x(uint32_t stage, const half* __restrict__
   asm volatile("cp.async.commit_group;" ::: "memory");
 }
 
-// V_j = B^T d for the block's kVRows rows, both 8-channel slabs, from the staged patch.
+// V_j = B^T d for the warpgroup's kVRows rows, both 8-channel slabs, from the staged patch.
 __device__ __forceinline__ void transform(const half* xs, half* vs, const Plan& plan) {
 #pragma unroll
   for (int s = 0; s < kVSteps; ++s) {
@@ -285,26 +255,24 @@ __device__ __forceinline__ void transform(const half* xs, half* vs, const Plan& 
   }
 }
 
-extern "C" __global__ void __cluster_dims__(1, kCluster, 1)
-    __launch_bounds__(kThreads, kBlocksPerSm)
+extern "C" __global__ void __launch_bounds__(kThreads, 1)
     wino_f23_forward(const half* __restrict__ x, const half* __restrict__ U, half* __restrict__ y) {
   extern __shared__ __align__(128) unsigned char smem[];
   const uint32_t base = (uint32_t)__cvta_generic_to_shared(smem);
   const int k_block = blockIdx.x * kBlockK;
-  const int g0 = blockIdx.y * kBlockRows, p0 = g0 / kT;
-  const int warpgroup = threadIdx.x >> 7;
-  const uint32_t v_base = base + kStages * kStageBytes;
-  const Plan plan = make_plan(g0, p0);
-  const uint32_t bars = v_base + 2 * kVBytes, rank = cluster_rank();
+  const int warpgroup = threadIdx.x / kGroupThreads, tid = threadIdx.x % kGroupThreads;
+  const int g0 = blockIdx.y * kBlockRows + warpgroup * kGroupRows, p0 = g0 / kT;
+  const uint32_t x_base = base + kUStages * kUBytes + warpgroup * kGroupBytes;
+  const uint32_t v_base = x_base + kXStages * kXBytes;
+  const uint32_t bars = base + kUStages * kUBytes + kWarpgroups * kGroupBytes;
   const auto full = [&](int stage) { return bars + 8u * stage; };
-  const auto empty = [&](int stage) { return bars + 8u * (kStages + stage); };
-  const auto u_stage = [&](int stage) { return base + stage * kStageBytes + kXBytes; };
+  const auto empty = [&](int stage) { return bars + 8u * (kUStages + stage); };
+  const Plan plan = make_plan(tid, g0, p0);
   const unsigned char* u_chunks =
       reinterpret_cast<const unsigned char*>(U) + (long long)blockIdx.x * kChunks * kUBytes;
-  // Descriptors of tap (j, r) at stage 0 and V buffer 0; the stage and buffer add constants.
-  const uint64_t a_desc0 =
-      descriptor(v_base + 16u * (uint32_t)(warpgroup * 64), 16u * kVPitch);
-  const uint64_t b_desc0 = descriptor(base + kXBytes, 16u * kBlockK);
+  // Descriptors of tap (j, r) at U's stage 0 and V buffer 0; the stage and buffer add constants.
+  const uint64_t a_desc0 = descriptor(v_base, 16u * kVPitch);
+  const uint64_t b_desc0 = descriptor(base, 16u * kBlockK);
 
   float acc[4][32];
 #pragma unroll
@@ -313,50 +281,47 @@ extern "C" __global__ void __cluster_dims__(1, kCluster, 1)
     for (int i = 0; i < 32; ++i) acc[j][i] = 0.f;
 
   if (threadIdx.x == 0) {
-    for (int s = 0; s < kStages; ++s) {
+    for (int s = 0; s < kUStages; ++s) {
       bar_init(full(s), 1);
-      bar_init(empty(s), kCluster);
+      bar_init(empty(s), kWarpgroups);
     }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
-  cluster_sync();  // the barriers are initialised in every block before any copy or arrival
+  __syncthreads();  // the barriers are initialised before any copy or wait
   if (threadIdx.x == 0)
-    for (int chunk = 0; chunk < kAhead && chunk < kChunks; ++chunk)
-      stage_u(u_stage(chunk), full(chunk), empty(chunk), u_chunks, chunk, rank);
-  for (int chunk = 0; chunk < kAhead; ++chunk) {
-    if (chunk < kChunks) stage_x(base + chunk * kStageBytes, x, plan, chunk);
+    for (int chunk = 0; chunk < kUAhead && chunk < kChunks; ++chunk)
+      stage_u(base + chunk * kUBytes, full(chunk), empty(chunk), u_chunks, chunk);
+  for (int chunk = 0; chunk < kXAhead; ++chunk) {
+    if (chunk < kChunks) stage_x(x_base + chunk * kXBytes, x, plan, tid, chunk);
     else asm volatile("cp.async.commit_group;" ::: "memory");
   }
 
   for (int chunk = 0; chunk < kChunks; ++chunk) {
-    const int stage = chunk % kStages;
-    asm volatile("cp.async.wait_group %0;" ::"n"(kAhead - 1) : "memory");
-    bar_wait(full(stage), chunk / kStages & 1);
-    // The chunk has landed for all; the MMAs of the stage refilled next are done in every
-    // warpgroup.
-    __syncthreads();
-    if (chunk + kAhead < kChunks) {
-      const int next = (chunk + kAhead) % kStages;
-      if (threadIdx.x == 0) {
-        // The stage's last chunk is done: tell every block of the cluster, then refill it.
-        if (chunk + kAhead >= kStages)
-          for (int cta = 0; cta < kCluster; ++cta) bar_arrive_remote(empty(next), cta);
-        stage_u(u_stage(next), full(next), empty(next), u_chunks, chunk + kAhead, rank);
-      }
-      stage_x(base + next * kStageBytes, x, plan, chunk + kAhead);
-    } else {
-      asm volatile("cp.async.commit_group;" ::: "memory");
+    const int u_stage = chunk % kUStages, x_stage = chunk % kXStages;
+    asm volatile("cp.async.wait_group %0;" ::"n"(kXAhead - 1) : "memory");
+    bar_wait(full(u_stage), chunk / kUStages & 1);
+    // The chunk has landed for the warpgroup; its MMAs of chunk - 2 are done in all 4 warps.
+    group_sync(warpgroup);
+    if (chunk + kUAhead < kChunks) {
+      const int next = (chunk + kUAhead) % kUStages;  // held chunk - 2
+      if (tid == 0 && chunk >= kUStages - kUAhead) bar_arrive(empty(next));
+      if (threadIdx.x == 0)
+        stage_u(base + next * kUBytes, full(next), empty(next), u_chunks, chunk + kUAhead);
     }
+    if (chunk + kXAhead < kChunks)
+      stage_x(x_base + (chunk + kXAhead) % kXStages * kXBytes, x, plan, tid, chunk + kXAhead);
+    else
+      asm volatile("cp.async.commit_group;" ::: "memory");
     const int buffer = chunk & 1;
     if (F23_TRANSFORM)
-      transform(reinterpret_cast<const half*>(smem + stage * kStageBytes),
-              reinterpret_cast<half*>(smem + kStages * kStageBytes + buffer * kVBytes), plan);
+      transform(reinterpret_cast<const half*>(smem + (x_base - base) + x_stage * kXBytes),
+                reinterpret_cast<half*>(smem + (v_base - base) + buffer * kVBytes), plan);
     // wgmma reads V and U through the async proxy.
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-    __syncthreads();
+    group_sync(warpgroup);
     wgmma_fence();
     const uint64_t a_desc = a_desc0 + (uint64_t)(buffer * kVBytes >> 4);
-    const uint64_t b_desc = b_desc0 + (uint64_t)(stage * kStageBytes >> 4);
+    const uint64_t b_desc = b_desc0 + (uint64_t)(u_stage * kUBytes >> 4);
 #pragma unroll
     for (int j = 0; j < 4; ++j)
 #pragma unroll
@@ -365,7 +330,7 @@ extern "C" __global__ void __cluster_dims__(1, kCluster, 1)
           wgmma(acc[j], a_desc + (uint64_t)((j * 2 * kVPitch + r * kT) * 16 >> 4),
                 b_desc + (uint64_t)((j * 3 + r) * 2 * kBlockK * 16 >> 4));
     wgmma_commit();
-    wgmma_wait<kMmaPending>();
+    wgmma_wait<1>();
   }
   wgmma_wait<0>();
   // Ties the accumulators to the wait, so that no read of them moves above it.
@@ -378,7 +343,7 @@ extern "C" __global__ void __cluster_dims__(1, kCluster, 1)
   const int warp = (threadIdx.x >> 5) & 3, lane = threadIdx.x & 31, g = lane >> 2, q = lane & 3;
 #pragma unroll
   for (int hh = 0; hh < 2; ++hh) {
-    const int row = g0 + warpgroup * 64 + warp * 16 + g + 8 * hh;
+    const int row = g0 + warp * 16 + g + 8 * hh;
     if (row >= kRows) continue;
     const int t = row % kT, o = row / kT, n = o / kHp, h = o % kHp;
     if (h >= kH) continue;
@@ -408,7 +373,6 @@ extern "C" __global__ void __cluster_dims__(1, kCluster, 1)
       dst[1] = make_uint4(out[px][4], out[px][5], out[px][6], out[px][7]);
     }
   }
-  cluster_sync();  // no block leaves while another of its cluster may still arrive on its barriers
 }
 
 }  // namespace f23
