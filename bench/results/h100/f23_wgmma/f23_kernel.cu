@@ -65,7 +65,8 @@ constexpr int kPatchRows = (kVRows - 1) / kT + 2;
 constexpr int kPatchCols = 2 * kT + 2;
 constexpr int kPix = kChunkC + 8;           // halves per staged pixel: tiles 2 pixels apart in distinct banks
 constexpr int kUStages = 4, kUAhead = 2;    // U's ring: 2 chunks in flight, 2 being read
-constexpr int kXStages = 3, kXAhead = 2;    // a warpgroup's input ring: 2 in flight, 1 being read
+// A warpgroup's input ring (make.py: 3 or 4 stages): all but the one being read in flight.
+constexpr int kXStages = kXStageCount, kXAhead = kXStages - 1;
 constexpr int kXBytes = (kPatchRows * kPatchCols * kPix * 2 + 127) / 128 * 128;
 constexpr int kUBytes = 12 * kChunkC * kBlockK * 2;
 constexpr int kVBytes = 4 * 2 * kVPitch * 16;

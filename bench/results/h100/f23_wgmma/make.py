@@ -1,6 +1,7 @@
 """Write artifacts of the hand-written F(2, 3) wgmma kernel (f23_kernel.cu) for given shapes.
 
-python3 bench/results/h100/f23_wgmma/make.py OUT COMMIT [--ablate] N,H,W,C,K ...
+python3 bench/results/h100/f23_wgmma/make.py OUT COMMIT [--ablate] [--x-stages 3,4] N,H,W,C,K ...
+--x-stages: the depths of each warpgroup's input ring to build (default 3).
 Each OUT/<shape>-<config>/ is an ordinary artifact (program.cu, harness_spec.json,
 reconstructed.cu), so `python -m wino_tvm.batch` and `python -m wino_tvm.bench` check and time
 it like the generated kernels: same data, float64 reference, poisoned output, cuDNN in the same
@@ -18,46 +19,56 @@ from wino_tvm.workload import Conv2dWorkload
 
 KERNEL = Path(__file__).with_name("f23_kernel.cu")
 BLOCK_ROWS, BLOCK_K, THREADS = 128, 64, 256
-CONFIG = "fp16-fp32-f23-wgmma-r128-n64-c16-u4x3-v6"
+VERSION = "v6"
 # --ablate: the kernel without a part (f23_kernel.cu's F23_* switches; wrong results, timing only)
 ABLATIONS = {"-ab_nomma": ("F23_MMA",), "-ab_notrans": ("F23_TRANSFORM",),
              "-ab_nox": ("F23_COPY_X",), "-ab_copyonly": ("F23_MMA", "F23_TRANSFORM")}
 
 
-def smem_bytes(h: int, w: int) -> int:
-    """kSmemBytes of f23_kernel.cu for this image size (the kernel static_asserts they agree)."""
+def smem_bytes(h: int, w: int, x_stages: int) -> int:
+    """kSmemBytes of f23_kernel.cu for this image size and input ring (the kernel
+    static_asserts they agree)."""
     t = (w + 1) // 2
     v_rows = 64 + 2 * t
     v_pitch = (v_rows + 3) // 8 * 8 + 4
     x_bytes = (((v_rows - 1) // t + 2) * (2 * t + 2) * 24 * 2 + 127) // 128 * 128
-    group = 3 * x_bytes + 2 * 4 * 2 * v_pitch * 16
+    group = x_stages * x_bytes + 2 * 4 * 2 * v_pitch * 16
     return 4 * 12 * 16 * BLOCK_K * 2 + 2 * group + 2 * 4 * 8
 
 
-def spec(n: int, h: int, w: int, c: int, k: int, commit: str, ablation: str = "") -> HarnessSpec:
+def spec(n: int, h: int, w: int, c: int, k: int, commit: str, x_stages: int = 3,
+         ablation: str = "") -> HarnessSpec:
+    smem = smem_bytes(h, w, x_stages)
     shape = (f"namespace f23 {{\nconstexpr int kN = {n}, kH = {h}, kW = {w}, kC = {c}, "
-             f"kK = {k}, kLaunchSmemBytes = {smem_bytes(h, w)};\n}}\n")
+             f"kK = {k}, kXStageCount = {x_stages}, kLaunchSmemBytes = {smem};\n}}\n")
+    config = f"fp16-fp32-f23-wgmma-r128-n64-c16-u4x{x_stages}-{VERSION}"
     if ablation:
         shape = "".join(f"#define {macro} 0\n" for macro in ABLATIONS[ablation]) + shape
     rows = n * (h + 1) * ((w + 1) // 2)
     wl = Conv2dWorkload(n, h, w, c, k, "fp16", 2, "fp32")
     return HarnessSpec(
-        n, h, w, c, k, "fp16", 2, "full", CONFIG + ablation, commit,
+        n, h, w, c, k, "fp16", 2, "full", config + ablation, commit,
         rel_l2_tolerance(wl), shape + KERNEL.read_text(),
         (Workspace("U", "half", 12 * c * k),),
         (Launch("wino_f23_ktrans", ((c * k + 255) // 256, 1, 1), (256, 1, 1), 0, ("w", "U")),),
         (Launch("wino_f23_forward", (k // BLOCK_K, -(-rows // BLOCK_ROWS), 1), (THREADS, 1, 1),
-                smem_bytes(h, w), ("x", "U", "y")),),
+                smem, ("x", "U", "y")),),
     )
 
 
 def main(argv: list[str]) -> int:
     out, commit, args = Path(argv[0]), argv[1], argv[2:]
     ablate = "--ablate" in args
+    x_stages = [3]
+    if "--x-stages" in args:
+        at = args.index("--x-stages")
+        x_stages = [int(v) for v in args[at + 1].split(",")]
+        del args[at:at + 2]
     for arg in (a for a in args if a != "--ablate"):
         n, h, w, c, k = (int(v) for v in arg.split(","))
-        for ablation in ABLATIONS if ablate else ("",):
-            s = spec(n, h, w, c, k, commit, ablation)
+        for stages, ablation in ((st, ab) for st in x_stages
+                                 for ab in (ABLATIONS if ablate else ("",))):
+            s = spec(n, h, w, c, k, commit, stages, ablation)
             d = out / f"N{n}_H{h}_W{w}_C{c}_K{k}-{s.config_name}"
             write_artifact(s, d, {"reconstructed.cu": s.kernels_source})
             print(d)
