@@ -137,12 +137,10 @@ def _device_name(arch: str) -> str:
     return gpus[0].name if gpus else KNOWN_DEVICES[ARCH_DEVICE[arch]].name
 
 
-def _tuned(args: argparse.Namespace, accum: str,
-           m: int) -> tuple[Conv2dWorkload, KernelConfig] | None:
+def _tuned(args: argparse.Namespace,
+           probe: Conv2dWorkload) -> tuple[Conv2dWorkload, KernelConfig] | None:
     from .tune.best import best_config
 
-    probe = Conv2dWorkload.parse_shape(args.shape, dtype=args.dtype, m=m, accum=accum,
-                                       epilogue=parse_epilogue(args.epilogue), out=args.out_dtype)
     device = _device_name(args.arch)
     found = best_config(args.tuning_log, probe, device, m=args.m)
     if found is None and probe.epilogue:
@@ -163,15 +161,15 @@ def _tuned(args: argparse.Namespace, accum: str,
 
 def _config(args: argparse.Namespace) -> tuple[Conv2dWorkload, KernelConfig]:
     accum = args.accum or ACCUMULATORS[args.dtype][0]
-    m = args.m or default_tile_size(args.dtype, accum)
+    wl = Conv2dWorkload.parse_shape(args.shape, dtype=args.dtype,
+                                    m=args.m or default_tile_size(args.dtype, accum), accum=accum,
+                                    epilogue=parse_epilogue(args.epilogue), out=args.out_dtype)
     if args.tuning_log:
-        tuned = _tuned(args, accum, m)
+        tuned = _tuned(args, wl)
         if tuned is not None:
             wl, cfg = tuned
             cfg.validate(wl, KNOWN_DEVICES[ARCH_DEVICE[args.arch]])
             return wl, cfg
-    wl = Conv2dWorkload.parse_shape(args.shape, dtype=args.dtype, m=m, accum=accum,
-                                    epilogue=parse_epilogue(args.epilogue), out=args.out_dtype)
     try:
         fm, fn, fk = (int(v) for v in args.frag.split("x"))
     except ValueError:
