@@ -14,6 +14,7 @@ from reconstructor.pipeline import reconstruct
 from .codegen import Prototype, generate
 from .config import KernelConfig
 from .errors import WinoError
+from .f23 import f23_kernels
 from .harness import Kernels, Launch, Workspace, workload_spec, write_artifact
 from .lane import lane_kernels
 from .schedule import scheduled_module
@@ -105,21 +106,24 @@ def _tvm_kernels(wl: Conv2dWorkload, cfg: KernelConfig, arch: str, log,
             {PROTOTYPE_FILE: prototype.source})
 
 
-def _lane_kernels(wl: Conv2dWorkload, cfg: KernelConfig, log,
-                  dropped_barriers: tuple[str, ...]) -> Generated:
-    """templates/lane_layout.cu filled (no TVM prototype: wino_tvm.lane says why)."""
+def _template_kernels(wl: Conv2dWorkload, cfg: KernelConfig, log,
+                      dropped_barriers: tuple[str, ...]) -> Generated:
+    """A template filled, no TVM prototype: templates/lane_layout.cu (wino_tvm.lane says why)
+    or templates/f23_wgmma.cu (wino_tvm.f23)."""
+    kind, template, fill = (("f23", "f23_wgmma.cu", f23_kernels) if cfg.f23 else
+                            ("lane", "lane_layout.cu", lane_kernels))
     if dropped_barriers:
-        raise WinoError("--drop-barrier applies to TVM-generated kernels, not to lane configs: "
-                        "drop the flag")
-    log(f"[1/2] lane layout: fill templates/lane_layout.cu for {cfg.name(wl)}")
-    lane = lane_kernels(wl, cfg)
+        raise WinoError(f"--drop-barrier applies to TVM-generated kernels, not to {kind} "
+                        "configs: drop the flag")
+    log(f"[1/2] {kind}: fill templates/{template} for {cfg.name(wl)}")
+    kernels = fill(wl, cfg)
     record = {
         "prototype_launches": [],
-        "weight_launches": [asdict(launch) for launch in lane.weight_launches],
-        "forward_launches": [asdict(launch) for launch in lane.forward_launches],
+        "weight_launches": [asdict(launch) for launch in kernels.weight_launches],
+        "forward_launches": [asdict(launch) for launch in kernels.forward_launches],
         "removed_barriers": [],
     }
-    return lane, record, {}
+    return kernels, record, {}
 
 
 def build_artifact(
@@ -130,14 +134,16 @@ def build_artifact(
     log=print,
     dropped_barriers: tuple[str, ...] = (),
 ) -> Path:
-    """Generate (TVM and the reconstructor, or the lane template) and write the artifact;
+    """Generate (TVM and the reconstructor, or a template) and write the artifact;
     returns out_dir/program.cu."""
     cfg.validate(wl)
-    if cfg.lane:
-        kernels, record, files = _lane_kernels(wl, cfg, log, dropped_barriers)
+    templated = cfg.lane or cfg.f23
+    if templated:
+        kernels, record, files = _template_kernels(wl, cfg, log, dropped_barriers)
     else:
         kernels, record, files = _tvm_kernels(wl, cfg, arch, log, dropped_barriers)
-    log(f"[{2 if cfg.lane else 3}/{2 if cfg.lane else 3}] harness: write {out_dir}")
+    steps = 2 if templated else 3
+    log(f"[{steps}/{steps}] harness: write {out_dir}")
     spec = workload_spec(wl, cfg.fusion, cfg.name(wl), commit_id(), kernels)
     config = {
         "config": cfg.name(wl),

@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 
 from .config import (
+    F23_M,
+    F23_STAGES,
     FUSIONS,
     KNOWN_DEVICES,
     LANE_FRAGMENT,
@@ -98,8 +100,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         "persistent block, the input staged in chunks of --tb-k channels through "
                         "--stages buffers; sets --fusion full, --persist, --tb-m 16 and the "
                         "16x8x16 fragment")
-    p.add_argument("--stages", type=int, default=2,
-                   help="with --lane: input patch buffers per tile group (2 to 4; tuned)")
+    p.add_argument("--stages", type=int,
+                   help="with --lane: input patch buffers per tile group (2 to 4, default 2); "
+                        "with --f23: input buffers per warpgroup (3 or 4, default 3); tuned")
     p.add_argument("--tap-split", type=int, default=1,
                    help="with --lane: warps per channel slice, each with a share of the tap rows "
                         "(1 or 2; tuned)")
@@ -115,6 +118,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--stack", action="store_true",
                    help="with --lane --tma --groups 4: the tile groups stacked one above the "
                         "other on one shared input patch per chunk (tuned)")
+    p.add_argument("--f23", action="store_true",
+                   help="full fusion by one-dimensional Winograd F(2, 3) along w "
+                        "(templates/f23_wgmma.cu; fp16 with --accum fp32, m=2, C a multiple of "
+                        "16, K of 64; sm_90 GPUs, compiled for sm_90a): 3 GEMMs per tap over "
+                        "shifted tile rows, wgmma from shared memory, for C >= 128; sets the "
+                        "tiles, the fragment and --fusion full")
     p.add_argument("--arch", default="sm_90", choices=sorted(ARCH_DEVICE),
                    help="CUDA architecture to generate and compile for")
     p.add_argument("--out", type=Path, default=Path("artifacts/build"), help="artifact folder")
@@ -161,8 +170,8 @@ def _tuned(args: argparse.Namespace,
 
 def _config(args: argparse.Namespace) -> tuple[Conv2dWorkload, KernelConfig]:
     accum = args.accum or ACCUMULATORS[args.dtype][0]
-    wl = Conv2dWorkload.parse_shape(args.shape, dtype=args.dtype,
-                                    m=args.m or default_tile_size(args.dtype, accum), accum=accum,
+    m = args.m or (F23_M if args.f23 else default_tile_size(args.dtype, accum))
+    wl = Conv2dWorkload.parse_shape(args.shape, dtype=args.dtype, m=m, accum=accum,
                                     epilogue=parse_epilogue(args.epilogue), out=args.out_dtype)
     if args.tuning_log:
         tuned = _tuned(args, wl)
@@ -178,16 +187,24 @@ def _config(args: argparse.Namespace) -> tuple[Conv2dWorkload, KernelConfig]:
                        u_smem=not args.u_l2, persist=args.persist, groups=args.groups,
                        ot_channels=args.ot_channels, k_split=args.k_split,
                        m_rounds=args.m_rounds, min_blocks=args.min_blocks)
-    lane_knobs = {knob: getattr(args, knob) for knob in LANE_ONLY_KNOBS}
-    if args.lane:
+    lane_knobs = {knob: getattr(args, knob) for knob in LANE_ONLY_KNOBS if knob != "stages"}
+    stages = args.stages or cfg.stages
+    if args.f23:
+        if args.lane:
+            raise WinoError("--f23 and --lane are two different kernels: choose one")
+        if cfg.with_(fusion=KernelConfig().fusion, **lane_knobs) != KernelConfig():
+            raise WinoError("--f23 fixes the tiles, the fragment and every knob but --stages: "
+                            "drop the others")
+        cfg = KernelConfig.f23_config(args.stages or F23_STAGES[0])
+    elif args.lane:
         cfg = cfg.with_(tb_m=LANE_TILES, frag_m=LANE_FRAGMENT[0], frag_n=LANE_FRAGMENT[1],
                         frag_k=LANE_FRAGMENT[2], fusion="full", persist=True, lane=True,
-                        **lane_knobs)
-    elif unused := cfg.with_(**lane_knobs).lane_only_knobs():
+                        stages=stages, **lane_knobs)
+    elif unused := cfg.with_(stages=stages, **lane_knobs).lane_only_knobs():
         flag = "--" + unused[0].replace("_", "-")
         raise WinoError(f"{flag} is a knob of the lane kernel: add --lane or drop it")
     sm90_gpu = WGMMA_ARCH.removesuffix("a")  # the GPUs that run the arch-specific target
-    for flag, on in (("--wgmma", cfg.wgmma), ("--tma", cfg.tma)):
+    for flag, on in (("--wgmma", cfg.wgmma), ("--tma", cfg.tma), ("--f23", cfg.f23)):
         if on and args.arch != sm90_gpu:
             raise WinoError(f"{flag} runs on {sm90_gpu} GPUs (H100, H200), not {args.arch}: "
                             f"drop it or build with --arch {sm90_gpu}")

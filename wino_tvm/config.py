@@ -105,6 +105,19 @@ LANE_STAGES = (2, 3, 4)
 LANE_WARPGROUP_GROUPS = 4
 # GPU code for wgmma and TMA needs the arch-specific target; it runs on sm_90 GPUs only.
 WGMMA_ARCH = "sm_90a"
+# The F(2, 3) kernel (templates/f23_wgmma.cu, wino_tvm/f23.py): Winograd along w only, a block
+# of 128 flat tile rows (two warpgroups of m64) x 64 output channels, C in 16-channel chunks,
+# wgmma m64n64k16 with both operands in shared memory. Fixed knobs: (tb_m, tb_n, tb_k), the
+# fragment (the wgmma shape); tuned: the depth of each warpgroup's input ring (stages).
+F23_M = 2  # output pixels per tile, along w
+F23_TILES = (128, 64, 16)
+F23_FRAGMENT = (64, 64, 16)
+F23_STAGES = (3, 4)
+F23_WARPGROUP_ROWS = 64
+F23_TAPS = 4  # V_j, j = 0..3: the accumulator sets
+F23_U_STAGES = 4  # U's ring of bulk copies
+# The kernel's offsets into x are 32-bit.
+F23_MAX_ELEMENTS = 2**31 - 1
 # TMA lane kernels: patch buffers start on 128-byte boundaries (a cp.async.bulk.tensor
 # destination), and each has an 8-byte mbarrier.
 LANE_TMA_ALIGN = 128
@@ -183,6 +196,10 @@ class KernelConfig:
     # shared patch per chunk (1.27x the output's pixels copied instead of 1.69x), the chunk's
     # barrier the block's, the tap split's exchange in memory of its own
     stack: bool = False
+    # the F(2, 3) kernel (templates/f23_wgmma.cu, not a TVM prototype): Winograd along w only,
+    # wgmma from shared memory (sm_90a); tb_m, tb_n, tb_k and the fragment fixed (F23_TILES,
+    # F23_FRAGMENT), stages = each warpgroup's input buffers
+    f23: bool = False
 
     @classmethod
     def lane_config(cls, tb_n: int, tb_k: int, groups: int = 1, k_split: int = 1,
@@ -195,6 +212,12 @@ class KernelConfig:
                    k_split=k_split, lane=True, stages=stages, wgmma=wgmma, tap_split=tap_split,
                    tma=tma, exchange_own=exchange_own, stack=stack)
 
+    @classmethod
+    def f23_config(cls, stages: int) -> KernelConfig:
+        """An F(2, 3) config: its input ring's depth, the fixed knobs (F23_TILES, F23_FRAGMENT,
+        full fusion) and the rest at their defaults."""
+        return cls(*F23_TILES, *F23_FRAGMENT, "full", stages=stages, f23=True)
+
     def lane_only_knobs(self) -> list[str]:
         """The lane kernel's own knobs (LANE_ONLY_KNOBS) this config sets off their defaults."""
         return [knob for knob in LANE_ONLY_KNOBS if getattr(self, knob) != _DEFAULTS[knob]]
@@ -202,7 +225,7 @@ class KernelConfig:
     @property
     def needs_sm90a(self) -> bool:
         """Uses sm_90a instructions (wgmma, TMA): compiled for WGMMA_ARCH, runs on sm_90 GPUs."""
-        return self.wgmma or self.tma
+        return self.wgmma or self.tma or self.f23
 
     @property
     def fragment(self) -> tuple[int, int, int]:
@@ -229,6 +252,7 @@ class KernelConfig:
             *(["tma"] if self.tma else []),
             *(["xown"] if self.exchange_own else []),
             *(["stack"] if self.stack else []),
+            *(["f23"] if self.f23 else []),
             *(f"{prefix}{getattr(self, knob)}" for prefix, knob in COUNTED_TOKENS.items()
               if getattr(self, knob) != _DEFAULTS[knob]),
         ]
@@ -240,13 +264,13 @@ class KernelConfig:
         try:
             dtype, accum, m, tbm, tbn, tbk, frag, fusion, vec, pad = parts[:10]
             fm, fn, fk = (int(v) for v in frag.removeprefix("frag").split("x"))
-            # Optional tokens after the ten fixed ones: ul2, pb, lane, wg, tma, xown, stack, then
-            # COUNTED_TOKENS (numbers other than the defaults); name() must give back the same
-            # text.
+            # Optional tokens after the ten fixed ones: ul2, pb, lane, wg, tma, xown, stack, f23,
+            # then COUNTED_TOKENS (numbers other than the defaults); name() must give back the
+            # same text.
             knobs: dict = {"u_smem": True, "persist": False, "lane": False, "wgmma": False,
-                           "tma": False, "exchange_own": False, "stack": False}
+                           "tma": False, "exchange_own": False, "stack": False, "f23": False}
             flags = {"pb": "persist", "lane": "lane", "wg": "wgmma", "tma": "tma",
-                     "xown": "exchange_own", "stack": "stack"}
+                     "xown": "exchange_own", "stack": "stack", "f23": "f23"}
             for token in parts[10:]:
                 if token == "ul2":
                     knobs["u_smem"] = False
@@ -259,11 +283,14 @@ class KernelConfig:
                       int(tbk.removeprefix("tbk")), fm, fn, fk, fusion,
                       int(vec.removeprefix("vec")), int(pad.removeprefix("pad")), **knobs)
             # The grammar: g<N> or ks<N> (not both, but for lane) only after pb, pb not with ul2,
-            # lane only after pb, st<N>, ts<N>, wg, tma, xown and stack only with lane.
+            # lane only after pb, ts<N>, wg, tma, xown and stack only with lane, st<N> with lane
+            # or f23, f23 alone with st<N>.
             split = cfg.groups != 1 or cfg.k_split != 1
+            others = [k for k in cfg.lane_only_knobs() if k != "stages"]
             if (cfg._tokens() != parts[3:] or (split and not cfg.persist)
                     or (cfg.groups != 1 and cfg.k_split != 1 and not cfg.lane)
-                    or (cfg.lane_only_knobs() and not cfg.lane)
+                    or (cfg.lane_only_knobs() and not (cfg.lane or cfg.f23))
+                    or (cfg.f23 and (cfg.lane or cfg.persist or others))
                     or (cfg.persist and not cfg.u_smem) or (cfg.lane and not cfg.persist)):
                 raise ValueError(name)
         except (ValueError, KeyError):
@@ -290,6 +317,9 @@ class KernelConfig:
 
     def accumulator_registers(self, wl: Conv2dWorkload) -> int:
         """Registers per thread of a warp's accumulator fragments."""
+        if self.f23:  # F23_TAPS sets of a warpgroup's m64 x tb_n over its 128 threads
+            return (F23_TAPS * F23_WARPGROUP_ROWS * self.tb_n * ACCUMULATOR_BYTES[wl.accum]
+                    // (4 * WARP_SIZE * 4))
         if self.lane:  # 16 / tap_split taps x tb_n / 8 n8 blocks, 4 elements of each per lane
             return (wl.alpha * wl.alpha // self.tap_split * self.tb_n // 8 * 4
                     * ACCUMULATOR_BYTES[wl.accum] // 4)
@@ -329,6 +359,8 @@ class KernelConfig:
         slice (whichever is larger), then every group's U slice (reconstructor.persist)."""
         if self.lane:
             return self.lane_smem_bytes(wl)
+        if self.f23:
+            return self.f23_smem_bytes(wl)
         operands = self._staging_bytes(wl)
         if self.fusion != "full":
             return operands
@@ -342,8 +374,57 @@ class KernelConfig:
     def threads(self, wl: Conv2dWorkload) -> int:
         """Threads per block: a warp per tap column, per warp group (lane: a warp per channel
         slice and share of the taps, per tile group)."""
+        if self.f23:  # a warpgroup of 4 warps per 64 rows
+            return 4 * WARP_SIZE * self.tb_m // F23_WARPGROUP_ROWS
         per_group = self.k_split * self.tap_split if self.lane else wl.alpha * self.k_split
         return WARP_SIZE * per_group * self.groups
+
+    def f23_rows(self, wl: Conv2dWorkload) -> int:
+        """The F(2, 3) kernel's GEMM rows: N (H + 1) ceil(W / 2) tiles of 2 output pixels, each
+        image's last row of tiles garbage over the zero row between images."""
+        return wl.n * (wl.h + 1) * -(-wl.w // 2)
+
+    def f23_smem_bytes(self, wl: Conv2dWorkload) -> int:
+        """The F(2, 3) kernel's shared memory (templates/f23_wgmma.cu's kSmemBytes, which it
+        static_asserts): U's ring of F23_U_STAGES chunks (12 slices of 16 x tb_n), per warpgroup
+        `stages` input patches (its 64 + 2T V rows' pixels, 24 halves each: conflict-free) and
+        two V buffers (4 taps x 2 slabs x a pitch of = 4 mod 8 rows of 16 bytes), and the U
+        ring's two mbarriers a stage."""
+        tiles = -(-wl.w // 2)
+        v_rows = F23_WARPGROUP_ROWS + 2 * tiles
+        v_pitch = (v_rows + 3) // 8 * 8 + 4
+        patch = ((v_rows - 1) // tiles + 2) * (2 * tiles + 2) * (self.tb_k + 8) * 2
+        group = self.stages * shmem_aligned(patch) + 2 * F23_TAPS * 2 * v_pitch * 16
+        u_chunk = 12 * self.tb_k * self.tb_n * 2
+        warpgroups = self.tb_m // F23_WARPGROUP_ROWS
+        return F23_U_STAGES * u_chunk + warpgroups * group + 2 * F23_U_STAGES * LANE_MBARRIER_BYTES
+
+    def f23_grid(self, wl: Conv2dWorkload) -> tuple[int, int]:
+        """The F(2, 3) kernel's grid: blocks along K (x), blocks of tb_m rows (y)."""
+        return wl.k // self.tb_n, -(-self.f23_rows(wl) // self.tb_m)
+
+    def _f23_problems(self, wl: Conv2dWorkload) -> list[str]:
+        """Every reason the F(2, 3) kernel cannot run this workload (empty when it can)."""
+        out = []
+        if (wl.dtype, wl.accum) != ("fp16", "fp32"):
+            out.append(f"f23 takes fp16 with fp32 accumulators, not {wl.dtype} with {wl.accum} "
+                       "(--accum fp32), or drop f23")
+        if wl.m != F23_M:
+            out.append(f"f23 computes {F23_M} output pixels per tile (m={F23_M}), not m={wl.m}")
+        if self != KernelConfig.f23_config(self.stages):
+            out.append(f"f23 takes tb_m, tb_n, tb_k = {', '.join(map(str, F23_TILES))}, frag "
+                       f"{'x'.join(map(str, F23_FRAGMENT))}, fusion full and no other knobs "
+                       "but stages")
+        if self.stages not in F23_STAGES:
+            out.append(f"f23: stages={self.stages} input buffers per warpgroup; one of "
+                       f"{F23_STAGES}")
+        if wl.c % F23_TILES[2] or wl.k % F23_TILES[1]:
+            out.append(f"f23: C={wl.c} must be a multiple of {F23_TILES[2]} and K={wl.k} of "
+                       f"{F23_TILES[1]}")
+        if max(wl.c, wl.k) * wl.n * wl.h * wl.w > F23_MAX_ELEMENTS:
+            out.append(f"f23: x and y must have fewer than 2^31 elements (32-bit offsets): "
+                       f"split the batch N={wl.n}")
+        return out
 
     def lane_smem_bytes(self, wl: Conv2dWorkload) -> int:
         """The lane kernel's shared memory: U's rows for the block's tb_n x k_split channels
@@ -529,6 +610,8 @@ class KernelConfig:
     def blocks(self, wl: Conv2dWorkload) -> int:
         if self.lane:
             return math.prod(self.lane_grid(wl))
+        if self.f23:
+            return math.prod(self.f23_grid(wl))
         return wl.ntiles_padded(self.tb_m) // self.tb_m * (wl.k // (self.tb_n * self.k_split))
 
     def problems(self, wl: Conv2dWorkload, device: DeviceLimits | None = None) -> list[str]:
@@ -536,6 +619,15 @@ class KernelConfig:
         out = []
         if wl.dtype not in ELEMENT_BYTES:
             out.append(f"dtype {wl.dtype} has no Tensor Core path: use fp16 or int8")
+            return out
+        if self.f23:
+            out = self._f23_problems(wl)
+            if not out and device is not None and self.smem_bytes(wl) > device.smem_per_block:
+                fewer = "fewer stages, or " if self.stages > F23_STAGES[0] else ""
+                out.append(f"f23: shared memory {self.smem_bytes(wl)} B (U's ring, and the "
+                           f"input patches of W={wl.w} in {self.stages} stages) exceeds "
+                           f"{device.name}'s {device.smem_per_block} B per block: {fewer}the "
+                           "lane or sync-free kernels for images this wide")
             return out
         if wl.dtype == "int8" and wl.accum == "fp16" and not self.lane:
             out.append("int8 with fp16 accumulators runs only in the lane kernel: add lane "

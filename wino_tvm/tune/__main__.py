@@ -101,6 +101,11 @@ def _add_space_args(p: argparse.ArgumentParser) -> None:
     axes.add_argument("--lane-stack", type=_bools, default=Axes.lane_stack,
                       help="0,1: also the TMA lane kernels of 4 tile groups stacked on one "
                            "patch (--lane --stack)")
+    axes.add_argument("--f23", type=_bools, default=Axes.f23,
+                      help="0,1: also the F(2, 3) kernel (--f23; fp16 with fp32 accumulators, "
+                           "sm_90 GPUs)")
+    axes.add_argument("--f23-stages", type=_ints, default=Axes.f23_stages,
+                      help="input buffers per F(2, 3) warpgroup (--f23 --stages)")
     dev = p.add_argument_group("device limits (default: the GPU here)")
     dev.add_argument("--device", choices=sorted(KNOWN_DEVICES), help="use the known table")
     dev.add_argument("--sms", type=int, help="override: streaming multiprocessors")
@@ -170,7 +175,7 @@ def _axes(args: argparse.Namespace) -> Axes:
                 args.pad, args.u_smem, args.persist, args.groups, args.ot_channels, args.k_split,
                 args.m_rounds, args.min_blocks, args.lane, args.lane_groups, args.lane_stages,
                 args.lane_wgmma, args.lane_tma, args.lane_tap_split, args.lane_exchange_own,
-                args.lane_stack)
+                args.lane_stack, args.f23, args.f23_stages)
 
 
 def _workloads(args: argparse.Namespace) -> list[Conv2dWorkload]:

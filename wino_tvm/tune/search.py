@@ -30,12 +30,13 @@ def baselines(
     return out
 
 
-def family(cand: Candidate) -> tuple[int, str, bool, bool, bool, bool]:
+def family(cand: Candidate) -> tuple[int, str, bool, bool, bool, bool, bool]:
     """How a kernel is built: m, fusion, persistent blocks, U in shared memory, one channel
-    chunk (tb_k = C), the lane layout. Within a family configs differ in tile sizes and small
-    knobs."""
+    chunk (tb_k = C), the lane layout, the F(2, 3) kernel. Within a family configs differ in
+    tile sizes and small knobs."""
     cfg = cand.cfg
-    return cand.wl.m, cfg.fusion, cfg.persist, cfg.u_smem, cfg.tb_k == cand.wl.c, cfg.lane
+    return (cand.wl.m, cfg.fusion, cfg.persist, cfg.u_smem, cfg.tb_k == cand.wl.c, cfg.lane,
+            cfg.f23)
 
 
 def select(

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from ..config import (
     ELEMENT_BYTES,
+    F23_STAGES,
     FRAGMENTS,
     FUSIONS,
     MAX_THREAD_REGISTERS,
@@ -111,6 +112,11 @@ class Axes:
     lane_tap_split: tuple[int, ...] = (1, 2)
     lane_exchange_own: tuple[bool, ...] = (False,)
     lane_stack: tuple[bool, ...] = (False,)
+    # The F(2, 3) kernel (KernelConfig.f23; fp16 with fp32 accumulators, m=2, sm_90 GPUs, so
+    # opt-in) with each of f23_stages input buffers per warpgroup; its tiles are fixed. Only
+    # where the fusions include full.
+    f23: tuple[bool, ...] = (False,)
+    f23_stages: tuple[int, ...] = F23_STAGES
 
     def configs(self) -> Iterator[KernelConfig]:
         for (tbm, tbn, tbk, frag, fusion, vec, pad, u_smem, persist, groups,
@@ -121,7 +127,11 @@ class Axes:
         ):
             yield KernelConfig(tbm, tbn, tbk, *frag, fusion, vec, pad, u_smem, persist, groups,
                                ot_channels, k_split, m_rounds, min_blocks)
-        if True not in self.lane or "full" not in self.fusions:
+        if "full" not in self.fusions:
+            return
+        if True in self.f23:
+            yield from (KernelConfig.f23_config(stages) for stages in self.f23_stages)
+        if True not in self.lane:
             return
         for (tbn, tbk, k_split, groups, stages, wgmma, tap_split, tma, exchange_own,
              stack) in itertools.product(
@@ -172,7 +182,11 @@ def max_blocks(wl: Conv2dWorkload) -> int:
 
 def sm_fill(wl: Conv2dWorkload, cfg: KernelConfig, device: DeviceLimits) -> str | None:
     """N_TB >= N_SM, so that no SM idles; a workload too small for that with any tiling needs
-    only as many blocks as its finest tiling gives (else its space would be empty)."""
+    only as many blocks as its finest tiling gives (else its space would be empty). The F(2, 3)
+    kernel has one tiling, so nothing finer to prefer (its 108 blocks at N=32 14^2 were its
+    fastest against cuDNN: bench/results/h100/f23_wgmma/ run 9)."""
+    if cfg.f23:
+        return None
     need = min(device.sms, max_blocks(wl))
     if cfg.blocks(wl) < need:
         return f"{cfg.blocks(wl)} thread blocks < {need} (SMs: {device.sms})"

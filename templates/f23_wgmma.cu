@@ -1,0 +1,401 @@
+// Winograd F(2, 3) along w with wgmma from shared memory: filled per workload and config by
+// wino_tvm/f23.py ({{CONFIG}}). Not a TVM prototype: its A operand is one shared-memory matrix
+// read at three row offsets, which TensorIR cannot bind to an MMA (docs/perf-notes.md,
+// "One-dimensional F(2, 3) with wgmma"; measured by hand in bench/results/h100/f23_wgmma/).
+//
+// One-dimensional Winograd: a tile is 2 output pixels of one row; its 4 input pixels give
+// V_j = (B^T d)_j, j = 0..3. Filter row r of the 3x3 filter is one 1-D F(2, 3): U_jr = (G g_r)_j.
+// So M_j(tile) = sum_r sum_c V_j(tile r rows below) U_jr and y = A^T M: 6 MACs per output and
+// input channel against direct convolution's 9 (F(2x2, 3x3): 4), with GEMM-sized MMAs.
+//
+// Flat rows: the GEMM's rows are (o, t), o = n * (H + 1) + h, t < T = ceil(W / 2): every image
+// takes H + 1 rows, the last one a row of garbage outputs whose V rows are the zero row that
+// pads both images. The V rows of filter row r are then the GEMM rows shifted by r * T, in
+// every image alike. A block owns 128 consecutive rows x 64 output channels and loops over C in
+// chunks of 16 channels. Its two warpgroups (64 rows each) share only U:
+//   U's 12 (j, r) slices of a chunk (24 KB, contiguous in U): one bulk copy by thread 0 into a
+//   ring of 4 stages on mbarriers (`full` by bytes, `empty` by one arrival per warpgroup).
+//   Each warpgroup on its own, with its own named barrier (a block's warps waiting for each
+//   other's copies and transform twice a chunk cost more than U's traffic: f23_wgmma/ runs 6-9):
+//   cp.async: the chunk's input patch (the pixels of its 64 + 2T V rows), a ring of kXStages;
+//   transform: V_j of 64 + 2T rows into shared memory (wgmma's K-major layout);
+//   wgmma: 12 m64n64k16, A = V_j at row offset r T, B = U_jr.
+// fp32 accumulators: 4 x 32 registers (M_0..M_3 of 2 rows x 16 channels per lane), then OTrans,
+// the epilogue relu(conv + bias + residual) in fp32 and 16-byte stores (KTrans permutes k so
+// that a lane's 16 channels are adjacent).
+// wino-tvm: needs sm_90a
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+static_assert(false, "f23: wgmma needs sm_90a (-gencode=arch=compute_90a,code=sm_90a)");
+#endif
+
+namespace wino_f23 {
+
+constexpr int kN = {{N}}, kH = {{H}}, kW = {{W}}, kC = {{C}}, kK = {{K}};
+constexpr int kXStages = {{X_STAGES}};      // a warpgroup's input ring (stages)
+constexpr bool kBias = {{BIAS}}, kResidual = {{RESIDUAL}}, kRelu = {{RELU}};
+
+constexpr int kT = (kW + 1) / 2;            // tiles per row
+constexpr int kHp = kH + 1;                 // flat rows per image
+constexpr int kRows = kN * kHp * kT;
+constexpr int kBlockK = 64;                 // output channels per block (n64)
+constexpr int kChunkC = 16;                 // input channels per stage (one k16 step)
+constexpr int kChunks = kC / kChunkC;
+constexpr int kWarpgroups = 2;
+constexpr int kGroupRows = 64;              // a warpgroup's rows (m64)
+constexpr int kGroupThreads = 128;
+constexpr int kBlockRows = kWarpgroups * kGroupRows;
+constexpr int kThreads = kWarpgroups * kGroupThreads;
+constexpr int kVRows = kGroupRows + 2 * kT;  // a warpgroup's V rows: its own and 2 T below
+// V row stride per 8-channel slab: = 4 mod 8 16-byte units, so the transform's two slabs'
+// stores fall in different banks.
+constexpr int kVPitch = (kVRows + 3) / 8 * 8 + 4;
+constexpr int kPatchRows = (kVRows - 1) / kT + 2;
+constexpr int kPatchCols = 2 * kT + 2;
+constexpr int kPix = kChunkC + 8;  // halves per staged pixel: tiles 2 pixels apart in distinct banks
+constexpr int kUStages = 4, kUAhead = 2;    // U's ring: 2 chunks in flight, 2 being read
+constexpr int kXAhead = kXStages - 1;       // all input stages but the one being read in flight
+constexpr int kXBytes = (kPatchRows * kPatchCols * kPix * 2 + 127) / 128 * 128;
+constexpr int kUBytes = 12 * kChunkC * kBlockK * 2;
+constexpr int kVBytes = 4 * 2 * kVPitch * 16;
+constexpr int kGroupBytes = kXStages * kXBytes + 2 * kVBytes;  // a warpgroup's ring, V buffers
+// U's ring, then each warpgroup's, then the mbarriers full[s] and empty[s] of U's stages.
+constexpr int kSmemBytes = kUStages * kUBytes + kWarpgroups * kGroupBytes + 2 * kUStages * 8;
+
+static_assert(kC % kChunkC == 0 && kK % kBlockK == 0, "f23: C % 16 == 0 and K % 64 == 0");
+// wino_tvm.config computes the launch's dynamic shared memory on its own; they must agree.
+static_assert(kSmemBytes == {{SMEM_BYTES}}, "f23: KernelConfig.f23_smem_bytes is out of step");
+
+__device__ __forceinline__ void cp_async_16(uint32_t dst, const void* src, int bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(bytes));
+}
+
+__device__ __forceinline__ void bar_init(uint32_t bar, int count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+}
+
+// Waits for phase `parity` of the mbarrier at bar (CTA scope: cluster-scope waits put an L1
+// invalidation after each, f23_wgmma/ run 5).
+__device__ __forceinline__ void bar_wait(uint32_t bar, uint32_t parity) {
+  uint32_t done = 0;
+  while (!done)
+    asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                 "selp.u32 %0, 1, 0, p;\n}" : "=r"(done) : "r"(bar), "r"(parity) : "memory");
+}
+
+__device__ __forceinline__ void bar_arrive(uint32_t bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+}
+
+// The warpgroup's own barrier (ids 1, 2; 0 is __syncthreads).
+__device__ __forceinline__ void group_sync(int warpgroup) {
+  asm volatile("bar.sync %0, %1;" ::"r"(1 + warpgroup), "n"(kGroupThreads) : "memory");
+}
+
+// By thread 0: chunk `chunk`'s U (24 KB at u_chunks + chunk * kUBytes) into the stage at u_dst,
+// completing on `full`; first waits until both warpgroups are done with the stage's last chunk.
+__device__ __forceinline__ void stage_u(uint32_t u_dst, uint32_t full, uint32_t empty,
+                                        const unsigned char* u_chunks, int chunk) {
+  if (chunk >= kUStages) bar_wait(empty, (chunk / kUStages - 1) & 1);
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(full),
+               "r"(kUBytes) : "memory");
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "
+               "[%0], [%1], %2, [%3];" ::"r"(u_dst), "l"(u_chunks + (long long)chunk * kUBytes),
+               "r"(kUBytes), "r"(full) : "memory");
+}
+
+// K-major, no swizzle: core matrices of 8 rows x 16 bytes; the next 8 channels `leading`
+// bytes on, the next 8 rows 128 bytes on (rows are 16 bytes apart throughout).
+__device__ __forceinline__ uint64_t descriptor(uint32_t address, uint32_t leading) {
+  return (uint64_t)((address & 0x3FFFF) >> 4) | (uint64_t)(leading >> 4) << 16 |
+         (uint64_t)(128 >> 4) << 32;
+}
+
+__device__ __forceinline__ void wgmma(float (&d)[32], uint64_t a, uint64_t b) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,"
+      "%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31}, "
+      "%32, %33, p, 1, 1, 0, 0;\n}"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
+        "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),
+        "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),
+        "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]),
+        "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+      : "l"(a), "l"(b));
+}
+
+__device__ __forceinline__ void wgmma_fence() {
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void wgmma_commit() {
+  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+}
+template <int kPending>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(kPending) : "memory");
+}
+
+// Row of U (within its 64-channel block) that holds output channel kk: accumulator column
+// 8 nb + 2 q + e of lane q is output channel 16 q + 2 nb + e.
+__host__ __device__ constexpr int u_row(int kk) {
+  return 8 * ((kk % 16) / 2) + 2 * (kk / 16) + kk % 2;
+}
+
+// A thread's copies and transform tasks are the same in every chunk but for the channel offset,
+// so their addresses are computed once (recomputed per chunk they cost ~300 instructions a warp
+// and chunk: f23_wgmma/ run 3).
+constexpr int kXPieces = kPatchRows * kPatchCols * 2;       // 16-byte pieces of the patch
+constexpr int kXSteps = (kXPieces + kGroupThreads - 1) / kGroupThreads;
+constexpr int kVTasks = kVRows * 2;                         // (V row, 8-channel slab)
+constexpr int kVSteps = (kVTasks + kGroupThreads - 1) / kGroupThreads;
+
+struct Plan {
+  int x_src[kXSteps];  // element offset of the piece in x at chunk 0; -1: zero (outside)
+  int v_src[kVSteps];  // patch offset (halves) of the task's first pixel; -1: no task
+  int v_dst[kVSteps];  // V offset (halves) of the task at tap 0
+};
+
+// For thread tid of the warpgroup whose rows start at g0 (patch rows at p0).
+__device__ __forceinline__ Plan make_plan(int tid, int g0, int p0) {
+  Plan plan;
+#pragma unroll
+  for (int s = 0; s < kXSteps; ++s) {
+    const int i = tid + s * kGroupThreads;
+    const int pixel = i >> 1, pr = pixel / kPatchCols, px = pixel % kPatchCols;
+    const int p = p0 + pr, n = p / kHp, h = p % kHp - 1, w = px - 1;
+    const bool inside = i < kXPieces && n < kN && h >= 0 && (unsigned)w < (unsigned)kW;
+    plan.x_src[s] = inside ? ((n * kH + h) * kW + w) * kC + (i & 1) * 8 : -1;
+  }
+#pragma unroll
+  for (int s = 0; s < kVSteps; ++s) {
+    const int i = tid + s * kGroupThreads, slab = i & 1, v = i >> 1;
+    const int gv = g0 + v, t = gv % kT, pr = gv / kT - p0;
+    plan.v_src[s] = i < kVTasks ? (pr * kPatchCols + 2 * t) * kPix + slab * 8 : -1;
+    plan.v_dst[s] = (slab * kVPitch + v) * 8;
+  }
+  return plan;
+}
+
+// Chunk `chunk` of the warpgroup's input patch into `stage`, one commit group.
+__device__ __forceinline__ void stage_x(uint32_t stage, const half* __restrict__ x,
+                                        const Plan& plan, int tid, int chunk) {
+#pragma unroll
+  for (int s = 0; s < kXSteps; ++s) {
+    const int i = tid + s * kGroupThreads;
+    if (kXPieces % kGroupThreads != 0 && s == kXSteps - 1 && i >= kXPieces) break;
+    const bool inside = plan.x_src[s] >= 0;
+    cp_async_16(stage + 2u * (uint32_t)((i >> 1) * kPix + (i & 1) * 8),
+                inside ? x + plan.x_src[s] + chunk * kChunkC : x, inside ? 16 : 0);
+  }
+  asm volatile("cp.async.commit_group;" ::: "memory");
+}
+
+// V_j = B^T d for the warpgroup's kVRows rows, both 8-channel slabs, from the staged patch.
+__device__ __forceinline__ void transform(const half* xs, half* vs, const Plan& plan) {
+#pragma unroll
+  for (int s = 0; s < kVSteps; ++s) {
+    if (plan.v_src[s] < 0) continue;
+    const half* src = xs + plan.v_src[s];
+    uint4 d[4];
+#pragma unroll
+    for (int e = 0; e < 4; ++e) d[e] = *reinterpret_cast<const uint4*>(src + e * kPix);
+    uint4 out[4];
+    const half2* d0 = reinterpret_cast<const half2*>(&d[0]);
+    const half2* d1 = reinterpret_cast<const half2*>(&d[1]);
+    const half2* d2 = reinterpret_cast<const half2*>(&d[2]);
+    const half2* d3 = reinterpret_cast<const half2*>(&d[3]);
+    half2* o0 = reinterpret_cast<half2*>(&out[0]);
+    half2* o1 = reinterpret_cast<half2*>(&out[1]);
+    half2* o2 = reinterpret_cast<half2*>(&out[2]);
+    half2* o3 = reinterpret_cast<half2*>(&out[3]);
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      o0[e] = __hsub2(d0[e], d2[e]);
+      o1[e] = __hadd2(d1[e], d2[e]);
+      o2[e] = __hsub2(d2[e], d1[e]);
+      o3[e] = __hsub2(d1[e], d3[e]);
+    }
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+      *reinterpret_cast<uint4*>(vs + plan.v_dst[s] + j * 2 * kVPitch * 8) = out[j];
+  }
+}
+
+// 8 bytes of fp16 pairs as float2s (the epilogue's bias and residual).
+__device__ __forceinline__ float2 pair_at(const uint4& v, int j) {
+  const uint32_t word = j == 0 ? v.x : j == 1 ? v.y : j == 2 ? v.z : v.w;
+  return __half22float2(*reinterpret_cast<const half2*>(&word));
+}
+
+__device__ __forceinline__ void forward(const half* __restrict__ x, const half* __restrict__ U,
+                                        const half* __restrict__ bias,
+                                        const half* __restrict__ residual, half* __restrict__ y) {
+  extern __shared__ __align__(128) unsigned char smem[];
+  const uint32_t base = (uint32_t)__cvta_generic_to_shared(smem);
+  const int k_block = blockIdx.x * kBlockK;
+  const int warpgroup = threadIdx.x / kGroupThreads, tid = threadIdx.x % kGroupThreads;
+  const int g0 = blockIdx.y * kBlockRows + warpgroup * kGroupRows, p0 = g0 / kT;
+  const uint32_t x_base = base + kUStages * kUBytes + warpgroup * kGroupBytes;
+  const uint32_t v_base = x_base + kXStages * kXBytes;
+  const uint32_t bars = base + kUStages * kUBytes + kWarpgroups * kGroupBytes;
+  const auto full = [&](int stage) { return bars + 8u * stage; };
+  const auto empty = [&](int stage) { return bars + 8u * (kUStages + stage); };
+  const Plan plan = make_plan(tid, g0, p0);
+  const unsigned char* u_chunks =
+      reinterpret_cast<const unsigned char*>(U) + (long long)blockIdx.x * kChunks * kUBytes;
+  // Descriptors of tap (j, r) at U's stage 0 and V buffer 0; the stage and buffer add constants.
+  const uint64_t a_desc0 = descriptor(v_base, 16u * kVPitch);
+  const uint64_t b_desc0 = descriptor(base, 16u * kBlockK);
+
+  float acc[4][32];
+#pragma unroll
+  for (int j = 0; j < 4; ++j)
+#pragma unroll
+    for (int i = 0; i < 32; ++i) {
+      acc[j][i] = 0.f;
+      // Keeps the zeros above the first wgmma's fence: set after it (one chunk, the loop
+      // unrolled), ptxas serialises the wgmmas to insert a fence of its own.
+      asm volatile("" : "+f"(acc[j][i]));
+    }
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kUStages; ++s) {
+      bar_init(full(s), 1);
+      bar_init(empty(s), kWarpgroups);
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  __syncthreads();  // the barriers are initialised before any copy or wait
+  if (threadIdx.x == 0)
+    for (int chunk = 0; chunk < kUAhead && chunk < kChunks; ++chunk)
+      stage_u(base + chunk * kUBytes, full(chunk), empty(chunk), u_chunks, chunk);
+  for (int chunk = 0; chunk < kXAhead; ++chunk) {
+    if (chunk < kChunks) stage_x(x_base + chunk * kXBytes, x, plan, tid, chunk);
+    else asm volatile("cp.async.commit_group;" ::: "memory");
+  }
+
+  for (int chunk = 0; chunk < kChunks; ++chunk) {
+    const int u_stage = chunk % kUStages, x_stage = chunk % kXStages;
+    asm volatile("cp.async.wait_group %0;" ::"n"(kXAhead - 1) : "memory");
+    bar_wait(full(u_stage), chunk / kUStages & 1);
+    // The chunk has landed for the warpgroup; its MMAs of chunk - 2 are done in all 4 warps.
+    group_sync(warpgroup);
+    if (chunk + kUAhead < kChunks) {
+      const int next = (chunk + kUAhead) % kUStages;  // held chunk - 2
+      if (tid == 0 && chunk >= kUStages - kUAhead) bar_arrive(empty(next));
+      if (threadIdx.x == 0)
+        stage_u(base + next * kUBytes, full(next), empty(next), u_chunks, chunk + kUAhead);
+    }
+    if (chunk + kXAhead < kChunks)
+      stage_x(x_base + (chunk + kXAhead) % kXStages * kXBytes, x, plan, tid, chunk + kXAhead);
+    else
+      asm volatile("cp.async.commit_group;" ::: "memory");
+    const int buffer = chunk & 1;
+    transform(reinterpret_cast<const half*>(smem + (x_base - base) + x_stage * kXBytes),
+              reinterpret_cast<half*>(smem + (v_base - base) + buffer * kVBytes), plan);
+    // wgmma reads V and U through the async proxy.
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    group_sync(warpgroup);
+    wgmma_fence();
+    const uint64_t a_desc = a_desc0 + (uint64_t)(buffer * kVBytes >> 4);
+    const uint64_t b_desc = b_desc0 + (uint64_t)(u_stage * kUBytes >> 4);
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+#pragma unroll
+      for (int r = 0; r < 3; ++r)
+        wgmma(acc[j], a_desc + (uint64_t)((j * 2 * kVPitch + r * kT) * 16 >> 4),
+              b_desc + (uint64_t)((j * 3 + r) * 2 * kBlockK * 16 >> 4));
+    wgmma_commit();
+    wgmma_wait<1>();
+  }
+  wgmma_wait<0>();
+  // Ties the accumulators to the wait, so that no read of them moves above it.
+#pragma unroll
+  for (int j = 0; j < 4; ++j)
+#pragma unroll
+    for (int i = 0; i < 32; ++i) asm volatile("" : "+f"(acc[j][i]));
+
+  // OTrans y = A^T M (A^T = [[1, 1, 1, 0], [0, 1, -1, -1]]), then the epilogue, in fp32. Lane
+  // (g, q) of warp w holds rows 16 (w % 4) + g (+ 8) of its warpgroup, and channels
+  // k_block + 16 q .. + 15 of them (KTrans's permutation).
+  const int warp = (threadIdx.x >> 5) & 3, lane = threadIdx.x & 31, g = lane >> 2, q = lane & 3;
+  const int channel = k_block + 16 * q;
+  uint4 bias_words[2] = {};
+  if constexpr (kBias) {
+    bias_words[0] = __ldg(reinterpret_cast<const uint4*>(bias + channel));
+    bias_words[1] = __ldg(reinterpret_cast<const uint4*>(bias + channel) + 1);
+  }
+#pragma unroll
+  for (int hh = 0; hh < 2; ++hh) {
+    const int row = g0 + warp * 16 + g + 8 * hh;
+    if (row >= kRows) continue;
+    const int t = row % kT, o = row / kT, n = o / kHp, h = o % kHp;
+    if (h >= kH) continue;
+#pragma unroll
+    for (int px = 0; px < 2; ++px) {
+      const int w = 2 * t + px;
+      if (w >= kW) continue;
+      const long long at = ((long long)(n * kH + h) * kW + w) * kK + channel;
+      uint4 res_words[2] = {};
+      if constexpr (kResidual) {
+        res_words[0] = *reinterpret_cast<const uint4*>(residual + at);
+        res_words[1] = *(reinterpret_cast<const uint4*>(residual + at) + 1);
+      }
+      uint32_t out[8];
+#pragma unroll
+      for (int nb = 0; nb < 8; ++nb) {
+        float v[2];
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const int i = nb * 4 + hh * 2 + e;
+          v[e] = px == 0 ? acc[0][i] + acc[1][i] + acc[2][i] : acc[1][i] - acc[2][i] - acc[3][i];
+        }
+        if constexpr (kBias) {
+          const float2 b = pair_at(bias_words[nb / 4], nb % 4);
+          v[0] += b.x, v[1] += b.y;
+        }
+        if constexpr (kResidual) {
+          const float2 r = pair_at(res_words[nb / 4], nb % 4);
+          v[0] += r.x, v[1] += r.y;
+        }
+        if constexpr (kRelu) v[0] = fmaxf(v[0], 0.f), v[1] = fmaxf(v[1], 0.f);
+        const half2 pair = __floats2half2_rn(v[0], v[1]);
+        out[nb] = *reinterpret_cast<const uint32_t*>(&pair);
+      }
+      uint4* dst = reinterpret_cast<uint4*>(y + at);
+      dst[0] = make_uint4(out[0], out[1], out[2], out[3]);
+      dst[1] = make_uint4(out[4], out[5], out[6], out[7]);
+    }
+  }
+}
+
+}  // namespace wino_f23
+
+// U_jr = (G g_r)_j in fp16, [K / 64][C / 16][j * 3 + r][c % 16 / 8][64 rows, permuted][c % 8]:
+// a block's chunk is 24 KB in one piece, laid out as the stage holds it.
+extern "C" __global__ void wino_f23_ktrans(const half* __restrict__ w, half* __restrict__ U) {
+  using namespace wino_f23;
+  const int idx = blockIdx.x * blockDim.x + threadIdx.x;
+  if (idx >= kC * kK) return;
+  const int k = idx % kK, c = idx / kK;
+  const int row = u_row(k % kBlockK);
+  const long long chunk_base = ((long long)(k / kBlockK) * kChunks + c / kChunkC) * 12;
+  for (int r = 0; r < 3; ++r) {
+    const float g0 = __half2float(w[((r * 3 + 0) * kC + c) * kK + k]);
+    const float g1 = __half2float(w[((r * 3 + 1) * kC + c) * kK + k]);
+    const float g2 = __half2float(w[((r * 3 + 2) * kC + c) * kK + k]);
+    const float u[4] = {g0, 0.5f * (g0 + g1 + g2), 0.5f * (g0 - g1 + g2), g2};
+    for (int j = 0; j < 4; ++j)
+      U[(((chunk_base + j * 3 + r) * 2 + c % kChunkC / 8) * kBlockK + row) * 8 + c % 8] =
+          __float2half_rn(u[j]);
+  }
+}
+
+extern "C" __global__ void __launch_bounds__(wino_f23::kThreads, 1)
+    wino_f23_forward({{FORWARD_PARAMS}}) {
+  wino_f23::forward(x, U, {{BIAS_ARG}}, {{RESIDUAL_ARG}}, y);
+}

@@ -1,0 +1,188 @@
+"""The F(2, 3) kernel (templates/f23_wgmma.cu via wino_tvm.f23): its config's grammar and checks,
+the filled source and launches, the CLI, the tuner's space, nvcc (every variant class, no
+spills) and, on a GPU, correctness against the harness's float64 reference. TVM-free, so it
+also runs on the GPU machine."""
+
+from __future__ import annotations
+
+import re
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from toolchain import gpu_arch, needs_nvcc
+
+from wino_tvm.build import main as build_main
+from wino_tvm.config import KNOWN_DEVICES, KernelConfig
+from wino_tvm.f23 import f23_kernels
+from wino_tvm.harness import workload_spec, write_artifact
+from wino_tvm.library import KERNELS_FILE, compile_library
+from wino_tvm.runner import compile_check, compile_program, run_program
+from wino_tvm.tune.space import Axes, config_space
+from wino_tvm.workload import Conv2dWorkload
+
+H100 = KNOWN_DEVICES["h100"]
+ALL = ("bias", "residual", "relu")
+ST3, ST4 = KernelConfig.f23_config(3), KernelConfig.f23_config(4)
+
+
+def fp16(*shape: int, accum: str = "fp32", epilogue: tuple[str, ...] = (),
+         m: int = 2) -> Conv2dWorkload:
+    return Conv2dWorkload(*shape, dtype="fp16", m=m, accum=accum, epilogue=epilogue)
+
+
+def test_name_round_trips() -> None:
+    wl = fp16(32, 14, 14, 256, 256)
+    name = ST3.name(wl)
+    assert name == "fp16-fp32-m2-tbm128-tbn64-tbk16-frag64x64x16-full-vec16-pad16-f23-st3"
+    assert KernelConfig.parse(name) == ({"dtype": "fp16", "accum": "fp32", "m": 2}, ST3)
+    assert KernelConfig.parse(ST4.name(wl))[1] == ST4
+    assert ST3.needs_sm90a
+    # f23 is a kernel of its own: not persistent, not the lane kernel, no lane knob but stages
+    for bad in (name.replace("-f23", "-pb-f23"), name.replace("-f23", "-pb-lane-f23"),
+                name.replace("-f23", "-wg-f23"), name.replace("-f23", "-f23-ts2"),
+                name.replace("-f23-st3", "-st3")):
+        with pytest.raises(Exception, match="not a wino-tvm config name"):
+            KernelConfig.parse(bad)
+
+
+@pytest.mark.parametrize("wl, cfg, message", [
+    (Conv2dWorkload(32, 14, 14, 256, 256, dtype="int8", m=2), ST3,
+     "f23 takes fp16 with fp32 accumulators, not int8 with int32"),
+    (fp16(32, 14, 14, 256, 256, accum="fp16"), ST3, "not fp16 with fp16 (--accum fp32)"),
+    (fp16(32, 14, 14, 256, 256, m=4), ST3, "f23 computes 2 output pixels per tile (m=2), not m=4"),
+    (fp16(32, 14, 14, 40, 256), ST3, "C=40 must be a multiple of 16 and K=256 of 64"),
+    (fp16(32, 14, 14, 256, 96), ST3, "K=96 of 64"),
+    (fp16(32, 14, 14, 256, 256), KernelConfig.f23_config(2), "stages=2 input buffers"),
+    (fp16(32, 14, 14, 256, 256), ST3.with_(ot_channels=2), "no other knobs but stages"),
+    (fp16(32, 14, 14, 256, 256), ST3.with_(tb_n=128), "tb_m, tb_n, tb_k = 128, 64, 16"),
+    (fp16(4096, 512, 512, 256, 256), ST3, "fewer than 2^31 elements"),
+    (fp16(32, 28, 28, 128, 128), ST4, "exceeds NVIDIA H100's 232448 B per block: fewer stages"),
+    (fp16(32, 56, 56, 64, 64), ST3, "B per block: the lane or sync-free kernels"),
+])
+def test_problems_name_the_fix(wl: Conv2dWorkload, cfg: KernelConfig, message: str) -> None:
+    assert message in "; ".join(cfg.problems(wl, H100))
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--f23", "--lane"], "--f23 and --lane are two different kernels"),
+    (["--f23", "--tb-n", "32"], "--f23 fixes the tiles, the fragment and every knob but --stages"),
+    (["--f23", "--wgmma"], "--f23 fixes the tiles"),
+    (["--f23", "--arch", "sm_80"], "--f23 runs on sm_90 GPUs (H100, H200), not sm_80"),
+    (["--f23", "--accum", "fp16"], "f23 takes fp16 with fp32 accumulators"),
+    (["--f23", "--stages", "5"], "stages=5 input buffers per warpgroup"),
+    (["--f23", "--shape", "1,56,56,64,64"], "the lane or sync-free kernels for images this wide"),
+])
+def test_cli_refuses_bad_input_in_one_line(argv: list[str], message: str,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    shape = [] if "--shape" in argv else ["--shape", "32,14,14,256,256"]
+    assert build_main([*argv, *shape, "--no-run"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and message in err and err.count("\n") == 1
+    assert "Traceback" not in err
+
+
+def test_filled_source_and_launches() -> None:
+    wl, cfg = fp16(3, 5, 9, 32, 128, epilogue=("bias", "relu")), ST4
+    kernels = f23_kernels(wl, cfg)
+    assert not re.search(r"\{\{[A-Z0-9_]+\}\}", kernels.source)
+    assert "// wino-tvm: needs sm_90a\n" in kernels.source
+    assert "constexpr bool kBias = true, kResidual = false, kRelu = true;" in kernels.source
+    assert f"static_assert(kSmemBytes == {cfg.smem_bytes(wl)}," in kernels.source
+    (ktrans,), (forward,) = kernels.weight_launches, kernels.forward_launches
+    assert ktrans.args == ("w", "U") and ktrans.grid[0] * ktrans.block[0] >= 32 * 128
+    # 3 images x (5 + 1) rows x 5 tiles = 90 rows: one block of 128; two blocks of 64 channels
+    assert forward.grid == (2, 1, 1) and forward.block == (256, 1, 1)
+    assert not forward.persistent and forward.args == ("x", "U", "bias", "y")
+    # U's ring (4 x 24 KB), two warpgroups' 4 patch buffers (V rows 64 + 10 over 5 tiles a row:
+    # 16 x 12 pixels of 24 halves) and V buffers (pitch 76), the ring's 8 mbarriers
+    patch = 16 * 12 * 24 * 2
+    assert forward.shared_bytes == cfg.smem_bytes(wl) == (4 * 24576 + 2 * (4 * patch
+                                                                         + 2 * 4 * 2 * 76 * 16)
+                                                          + 8 * 8)
+    assert [ws.count for ws in kernels.workspaces] == [12 * 32 * 128]
+
+
+def test_space_offers_f23_only_where_it_applies() -> None:
+    axes = Axes(f23=(False, True))
+    for wl, stages in ((fp16(32, 14, 14, 256, 256), {3, 4}), (fp16(32, 28, 28, 128, 128), {3}),
+                       (fp16(128, 7, 7, 512, 512), {3, 4}), (fp16(1, 224, 224, 64, 64), set()),
+                       (fp16(32, 14, 14, 256, 256, accum="fp16"), set())):
+        space, _ = config_space(wl, H100, axes)
+        assert {c.cfg.stages for c in space if c.cfg.f23} == stages
+        assert all(c.wl.m == 2 for c in space if c.cfg.f23)
+        # opt-in: an sm_90 kernel
+        assert not any(c.cfg.f23 for c in config_space(wl, H100)[0])
+
+
+# Every class of variant: the benchmark's C >= 128 shapes (14², 28² and 7²: 8 to 32 chunks),
+# both ring depths, the whole epilogue and each part, odd widths (a tile's second pixel past the
+# image), one or two chunks (fewer than the rings run ahead), a last block of rows past the
+# images, and two blocks along K.
+VARIANTS = {
+    "c256_14": (fp16(2, 14, 14, 256, 256), ST3),
+    "c256_14_st4_epilogue": (fp16(2, 14, 14, 256, 128, epilogue=ALL), ST4),
+    "c128_28_residual": (fp16(2, 28, 28, 128, 128, epilogue=("residual",)), ST3),
+    "c512_7_st4_bias_odd": (fp16(3, 7, 7, 512, 64, epilogue=("bias",)), ST4),
+    "c16_one_chunk_odd_relu": (fp16(3, 5, 9, 16, 128, epilogue=("relu",)), ST3),
+    "c32_two_chunks_st4_epilogue_odd": (fp16(2, 11, 13, 32, 64, epilogue=ALL), ST4),
+}
+
+
+@pytest.fixture(scope="module")
+def artifacts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("f23")
+    dirs = {}
+    for name, (wl, cfg) in VARIANTS.items():
+        assert cfg.problems(wl, H100) == [], name
+        dirs[name] = root / name
+        write_artifact(workload_spec(wl, cfg.fusion, cfg.name(wl), "test", f23_kernels(wl, cfg)),
+                       dirs[name])
+    return dirs
+
+
+@pytest.mark.nvcc
+@needs_nvcc
+def test_every_variant_compiles_without_spills(artifacts: dict[str, Path]) -> None:
+    with ThreadPoolExecutor(2) as pool:
+        reports = dict(zip(artifacts, pool.map(lambda d: compile_check(d, archs=("sm_90",)),
+                                               artifacts.values()), strict=True))
+    for name, report in reports.items():
+        assert list(report) == ["sm_90a"], name  # wgmma: the arch-specific target
+        lines = "\n".join(report["sm_90a"])
+        found = re.search(r"wino_f23_forward.*?(\d+) bytes spill stores, (\d+) bytes spill "
+                          r"loads.*?Used (\d+) registers", lines, re.S)
+        assert found, (name, lines)
+        # 128 accumulator registers; one block of 256 threads an SM allows 255
+        assert found.group(1, 2) == ("0", "0") and int(found.group(3)) <= 255, (name, lines)
+        # ptxas fences wgmmas itself where registers change between them (slow)
+        assert "warpgroup.arrive is injected" not in lines and "serialized" not in lines, name
+
+
+@pytest.mark.nvcc
+@needs_nvcc
+def test_library_compiles_for_sm_90a(tmp_path: Path) -> None:
+    wl, cfg = VARIANTS["c256_14_st4_epilogue"]
+    spec = workload_spec(wl, cfg.fusion, cfg.name(wl), "test", f23_kernels(wl, cfg))
+    write_artifact(spec, tmp_path, {KERNELS_FILE: spec.kernels_source})
+    assert compile_library(tmp_path, "sm_90").stat().st_size > 0
+
+
+@pytest.fixture(scope="module")
+def binaries(artifacts: dict[str, Path]) -> dict[str, Path]:
+    """Every variant built for this machine's GPU, in parallel (nvcc is the slow part)."""
+    arch = gpu_arch()
+    with ThreadPoolExecutor(len(artifacts)) as pool:
+        return dict(zip(artifacts, pool.map(lambda d: compile_program(d, arch),
+                                            artifacts.values()), strict=True))
+
+
+@pytest.mark.gpu
+@needs_nvcc
+@pytest.mark.skipif(gpu_arch() is None, reason="no NVIDIA GPU")
+@pytest.mark.parametrize("name", sorted(VARIANTS))
+def test_variant_is_correct_on_gpu(binaries: dict[str, Path], name: str) -> None:
+    record = run_program(binaries[name], ["--checks", "2", "--warmup", "2", "--iters", "5"],
+                         timeout_s=300)
+    assert record["correct"] is True and record["nonfinite"] == 0
+    assert 0 < record["rel_l2_err"] < record["tolerance"]
