@@ -14,17 +14,48 @@
 // takes H + 1 rows, the last one a row of garbage outputs whose V rows are the zero row that
 // pads both images. The V rows of filter row r are then the GEMM rows shifted by r * T, in
 // every image alike. A block owns 128 consecutive rows x 64 output channels and loops over C in
-// chunks of 16 channels. Its two warpgroups (64 rows each) share only U (v6):
-//   U's 12 (j, r) slices of a chunk (24 KB, contiguous in U): one bulk copy by thread 0 into a
-//   ring of 4 stages on mbarriers (`full` by bytes, `empty` by one arrival per warpgroup).
-//   Each warpgroup on its own, with its own named barrier (runs 6-8: a block's warps waiting for
-//   each other's copies and transform twice a chunk cost more than U's traffic):
-//   cp.async: the chunk's input patch (the pixels of its 64 + 2T V rows), a ring of 3 stages;
-//   transform: V_j of 64 + 2T rows into shared memory (wgmma's K-major layout);
+// chunks of 16 channels. v7: warp-specialised. 288 threads: two consumer warpgroups (warps 0-3
+// and 4-7, 64 rows each) and one producer warp (warp 8) that issues every copy:
+//   U's 12 (j, r) slices of a chunk (24 KB, contiguous in U): one bulk copy by the producer's
+//   lane 0 into a ring of 4 stages shared by both warpgroups;
+//   each warpgroup's input patch of a chunk (the pixels of its 64 + 2T V rows, 16-byte pieces,
+//   zero-filled outside the image): cp.async by the 32 producer lanes into that warpgroup's own
+//   ring of kXStages stages, each lane's completion arriving on the stage's mbarrier.
+// A consumer warpgroup only waits, transforms and multiplies, with one named barrier a chunk:
+//   transform: V_j of 64 + 2T rows into shared memory (wgmma's K-major layout), 2 buffers;
 //   wgmma: 12 m64n64k16, A = V_j at row offset r T, B = U_jr.
+// v6 (7c1b6c2) had each warpgroup issue its own input copies (run 10: their issue in the consumer
+// warps, not their latency, is what they cost) and thread 0 issue U's; the arithmetic, the
+// layouts, the descriptors and the stores are v6's, so the results are v6's bit for bit.
 // fp32 accumulators: 4 x 32 registers (M_0..M_3 of 2 rows x 16 channels per lane), then
 // OTrans in registers and 16-byte stores (KTrans permutes k so a lane's 16 channels are
 // adjacent).
+//
+// Synchronisation (chunk c; U's stage c % 4, the input stage c % kXStages, V buffer c % 2):
+//   full[s]        U landed. Count 1: the producer's lane 0 (arrive.expect_tx of 24 KB), then
+//                  the bulk copy's complete_tx. Waited on by all 256 consumer threads before
+//                  the chunk's MMAs (and by the producer's lane 0 before it exits).
+//   empty[s]       U read. Count 8: lane 0 of every consumer warp, after the wgmma.wait_group<1>
+//                  of chunk c + 1 that completes chunk c's MMAs in that warp. Waited on by the
+//                  producer's lane 0 before it copies chunk c + 4 into the stage.
+//   xfull[g][s]    Warpgroup g's patch landed. Count 32: every producer lane's
+//                  cp.async.mbarrier.arrive.noinc, which the system performs once all of that
+//                  lane's earlier cp.async have completed. Waited on by g's 128 threads before
+//                  the transform (and by all producer lanes before they exit).
+//   xempty[g][s]   g's patch read. Count 4: lane 0 of each of g's warps after its transform of
+//                  the stage and a __syncwarp. Waited on by all producer lanes before they copy
+//                  chunk c + kXStages into the stage.
+//   vfree[g][b]    g's V buffer b read. Count 4: lane 0 of each of g's warps after the
+//                  wgmma.wait_group<1> of chunk c + 1 (chunk c's MMAs, which read buffer c % 2,
+//                  are done in that warp). Waited on by g's 128 threads before they transform
+//                  chunk c + 2 into the buffer.
+//   bar 1 + g      Named barrier of g's 128 threads after the transform and the proxy fence:
+//                  every warp's V rows are written before any of g's wgmma reads them.
+// Every mbarrier is waited on one phase at a time (parity of the phase's index): no phase can
+// complete twice before its waiter has seen it, since each refill or rewrite depends on the
+// waiters' own arrivals. A wgmma.wait_group completes the executing warp's wgmma-groups; empty
+// and vfree count all 4 warps of a warpgroup, so neither relies on one warp's wait covering the
+// others' parts of the MMAs (v6 put a named barrier after the waits instead).
 #include <cstdint>
 
 // wino-tvm: needs sm_90a
@@ -33,7 +64,9 @@ static_assert(false, "f23: wgmma needs sm_90a (-gencode=arch=compute_90a,code=sm
 #endif
 
 // Ablations (wrong results, for timing only): 0 leaves out the MMAs, the transform or the
-// input's copies (the commit groups stay). Run 2 also left out U's (99855ec).
+// input's copies (the producer still arrives on xfull, with no copies to track, and still waits
+// on xempty; the consumers still commit and wait for empty groups). Run 2 also left out U's
+// (99855ec).
 #ifndef F23_MMA
 #define F23_MMA 1
 #endif
@@ -55,8 +88,11 @@ constexpr int kChunks = kC / kChunkC;
 constexpr int kWarpgroups = 2;
 constexpr int kGroupRows = 64;              // a warpgroup's rows (m64)
 constexpr int kGroupThreads = 128;
+constexpr int kGroupWarps = kGroupThreads / 32;
 constexpr int kBlockRows = kWarpgroups * kGroupRows;
-constexpr int kThreads = kWarpgroups * kGroupThreads;
+constexpr int kConsumerThreads = kWarpgroups * kGroupThreads;
+constexpr int kLanes = 32;                  // the producer warp
+constexpr int kThreads = kConsumerThreads + kLanes;
 constexpr int kVRows = kGroupRows + 2 * kT;  // a warpgroup's V rows: its own and 2 T below
 // V row stride per 8-channel slab: = 4 mod 8 16-byte units, so the transform's two slabs'
 // stores fall in different banks.
@@ -64,15 +100,19 @@ constexpr int kVPitch = (kVRows + 3) / 8 * 8 + 4;
 constexpr int kPatchRows = (kVRows - 1) / kT + 2;
 constexpr int kPatchCols = 2 * kT + 2;
 constexpr int kPix = kChunkC + 8;           // halves per staged pixel: tiles 2 pixels apart in distinct banks
-constexpr int kUStages = 4, kUAhead = 2;    // U's ring: 2 chunks in flight, 2 being read
-// A warpgroup's input ring (make.py: 3 or 4 stages): all but the one being read in flight.
-constexpr int kXStages = kXStageCount, kXAhead = kXStages - 1;
+constexpr int kUStages = 4;                 // U's ring: a stage is free once both warpgroups'
+                                            // MMAs of its chunk are done (at chunk c + 1)
+// A warpgroup's input ring (make.py: 3 or 4 stages); a stage is free once its transform is done.
+constexpr int kXStages = kXStageCount;
 constexpr int kXBytes = (kPatchRows * kPatchCols * kPix * 2 + 127) / 128 * 128;
 constexpr int kUBytes = 12 * kChunkC * kBlockK * 2;
 constexpr int kVBytes = 4 * 2 * kVPitch * 16;
 constexpr int kGroupBytes = kXStages * kXBytes + 2 * kVBytes;  // a warpgroup's ring, V buffers
-// U's ring, then each warpgroup's, then the mbarriers full[s] and empty[s] of U's stages.
-constexpr int kSmemBytes = kUStages * kUBytes + kWarpgroups * kGroupBytes + 2 * kUStages * 8;
+// mbarriers: full[4], empty[4], then per warpgroup xfull[kXStages], xempty[kXStages], vfree[2].
+constexpr int kGroupBars = 2 * kXStages + 2;
+constexpr int kBars = 2 * kUStages + kWarpgroups * kGroupBars;
+// U's ring, then each warpgroup's (input ring, V buffers), then the mbarriers.
+constexpr int kSmemBytes = kUStages * kUBytes + kWarpgroups * kGroupBytes + 8 * kBars;
 
 static_assert(kC % kChunkC == 0 && kK % kBlockK == 0, "f23: C % 16 == 0 and K % 64 == 0");
 static_assert(kSmemBytes <= 227 * 1024, "f23: the rings do not fit in shared memory");
@@ -82,6 +122,13 @@ static_assert(kSmemBytes == kLaunchSmemBytes,
 
 __device__ __forceinline__ void cp_async_16(uint32_t dst, const void* src, int bytes) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(bytes));
+}
+
+// The system arrives on bar once every cp.async this thread issued before has completed; .noinc:
+// that arrival counts against the count bar was initialised with (without it the instruction
+// adds one pending arrival first, and the phase would need another, ordinary arrival).
+__device__ __forceinline__ void cp_async_arrive_noinc(uint32_t bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(bar) : "memory");
 }
 
 __device__ __forceinline__ void bar_init(uint32_t bar, int count) {
@@ -106,8 +153,25 @@ __device__ __forceinline__ void group_sync(int warpgroup) {
   asm volatile("bar.sync %0, %1;" ::"r"(1 + warpgroup), "n"(kGroupThreads) : "memory");
 }
 
-// By thread 0: chunk `chunk`'s U (24 KB at u_chunks + chunk * kUBytes) into the stage at u_dst,
-// completing on `full`; first waits until both warpgroups are done with the stage's last chunk.
+// The mbarriers' shared addresses (the header says who arrives and who waits).
+struct Bars {
+  uint32_t at;
+  __device__ uint32_t full(int s) const { return at + 8u * s; }
+  __device__ uint32_t empty(int s) const { return at + 8u * (kUStages + s); }
+  __device__ uint32_t xfull(int g, int s) const {
+    return at + 8u * (2 * kUStages + g * kGroupBars + s);
+  }
+  __device__ uint32_t xempty(int g, int s) const {
+    return at + 8u * (2 * kUStages + g * kGroupBars + kXStages + s);
+  }
+  __device__ uint32_t vfree(int g, int b) const {
+    return at + 8u * (2 * kUStages + g * kGroupBars + 2 * kXStages + b);
+  }
+};
+
+// By the producer's lane 0: chunk `chunk`'s U (24 KB at u_chunks + chunk * kUBytes) into the
+// stage at u_dst, completing on `full`; first waits until all 8 consumer warps are done with the
+// stage's last chunk.
 __device__ __forceinline__ void stage_u(uint32_t u_dst, uint32_t full, uint32_t empty,
                                         const unsigned char* u_chunks, int chunk) {
   if (chunk >= kUStages) bar_wait(empty, (chunk / kUStages - 1) & 1);
@@ -179,12 +243,83 @@ extern "C" __global__ void wino_f23_ktrans(const half* __restrict__ w, half* __r
 // so their addresses are computed once (run 2's kernel spent ~300 instructions a warp and chunk
 // recomputing them: ncu in run3/).
 constexpr int kXPieces = kPatchRows * kPatchCols * 2;       // 16-byte pieces of the patch
-constexpr int kXSteps = (kXPieces + kGroupThreads - 1) / kGroupThreads;
+constexpr int kXSteps = (kXPieces + kLanes - 1) / kLanes;   // a producer lane's, per warpgroup
+// Piece i = lane + 32 s of a stage lies 32 s / 2 = 16 s pixels after piece `lane`.
+constexpr uint32_t kXStepBytes = 16u * kPix * 2;
 constexpr int kVTasks = kVRows * 2;                         // (V row, 8-channel slab)
 constexpr int kVSteps = (kVTasks + kGroupThreads - 1) / kGroupThreads;
 
+// Element offset in x at chunk 0 of piece i of the patch whose first row is flat pixel row p0
+// (v6's Plan.x_src); -1: zero (outside the image, or no such piece).
+__device__ __forceinline__ int x_piece(int i, int p0) {
+  const int pixel = i >> 1, pr = pixel / kPatchCols, px = pixel % kPatchCols;
+  const int p = p0 + pr, n = p / kHp, h = p % kHp - 1, w = px - 1;
+  const bool inside = i < kXPieces && n < kN && h >= 0 && (unsigned)w < (unsigned)kW;
+  return inside ? ((n * kH + h) * kW + w) * kC + (i & 1) * 8 : -1;
+}
+static_assert(kWarpgroups * kXSteps <= 32, "f23: a producer lane's pieces need a bit each");
+static_assert((long long)kN * kH * kW * kC * 2 < (1ll << 32), "f23: x's byte offsets need 32 bits");
+
+// The producer warp (lane 0..31) of the block whose rows start at row0: all of the block's
+// copies, chunk after chunk, as far ahead as the rings let it.
+__device__ __forceinline__ void produce(const half* __restrict__ x,
+                                        const unsigned char* u_chunks, uint32_t base,
+                                        const Bars& bars, int lane, int row0) {
+  // Both warpgroups' pieces of this lane (<= 30 registers): byte offsets in x at chunk 0 (0 where
+  // zero-filled), and a bit each for the pieces that are copied (the others: 0 bytes read).
+  uint32_t x_off[kWarpgroups][kXSteps], inside = 0;
+#pragma unroll
+  for (int g = 0; g < kWarpgroups; ++g)
+#pragma unroll
+    for (int s = 0; s < kXSteps; ++s) {
+      const int src = x_piece(lane + s * kLanes, (row0 + g * kGroupRows) / kT);
+      x_off[g][s] = src >= 0 ? 2u * src : 0u;
+      inside |= (src >= 0 ? 1u : 0u) << (g * kXSteps + s);
+    }
+  // The lane's piece in a stage: pixel lane / 2, 8-channel slab lane % 2.
+  const uint32_t x_lane = base + kUStages * kUBytes + 2u * ((lane >> 1) * kPix + (lane & 1) * 8);
+
+  for (int chunk = 0; chunk < kChunks; ++chunk) {
+    const int x_stage = chunk % kXStages, u_stage = chunk % kUStages;
+    const unsigned char* xc = reinterpret_cast<const unsigned char*>(x) + chunk * kChunkC * 2;
+#pragma unroll
+    for (int g = 0; g < kWarpgroups; ++g) {
+      // The stage's previous chunk, chunk - kXStages, is transformed by all 4 warps of g.
+      if (chunk >= kXStages) bar_wait(bars.xempty(g, x_stage), (chunk / kXStages - 1) & 1);
+      const uint32_t dst = x_lane + g * kGroupBytes + x_stage * kXBytes;
+#pragma unroll
+      for (int s = 0; s < kXSteps; ++s) {
+        if (kXPieces % kLanes != 0 && s == kXSteps - 1 && lane + s * kLanes >= kXPieces) break;
+        if (!F23_COPY_X) break;
+        cp_async_16(dst + s * kXStepBytes, xc + x_off[g][s],
+                    inside >> (g * kXSteps + s) & 1 ? 16 : 0);
+      }
+      // Fires when all of this lane's cp.async so far have landed (this chunk's for g and any
+      // earlier ones); the phase completes with the 32nd lane's.
+      cp_async_arrive_noinc(bars.xfull(g, x_stage));
+    }
+    if (lane == 0)
+      stage_u(base + u_stage * kUBytes, bars.full(u_stage), bars.empty(u_stage), u_chunks, chunk);
+  }
+
+  // Before it exits, the producer waits for the last phase of every stage it filled (the
+  // consumers never arrive on full or xfull, so no later phase can start). The bulk copies would
+  // not need it: the copy engine performs their complete_tx, whoever issued them. But the
+  // arrival of cp.async.mbarrier.arrive is triggered when the issuing thread's earlier cp.async
+  // complete, and the PTX ISA does not say that this still happens once that thread has exited
+  // (cp.async are tracked per thread: cp.async.wait_group). So no lane exits with a cp.async or
+  // its arrival in flight. The producer has nothing else to do: this costs the consumers nothing.
+  for (int chunk = kChunks > kXStages ? kChunks - kXStages : 0; chunk < kChunks; ++chunk)
+#pragma unroll
+    for (int g = 0; g < kWarpgroups; ++g)
+      bar_wait(bars.xfull(g, chunk % kXStages), chunk / kXStages & 1);
+  if (lane == 0)
+    for (int chunk = kChunks > kUStages ? kChunks - kUStages : 0; chunk < kChunks; ++chunk)
+      bar_wait(bars.full(chunk % kUStages), chunk / kUStages & 1);
+}
+
+// A consumer thread's transform tasks (v6's Plan without the copies).
 struct Plan {
-  int x_src[kXSteps];  // element offset of the piece in x at chunk 0; -1: zero (outside)
   int v_src[kVSteps];  // patch offset (halves) of the task's first pixel; -1: no task
   int v_dst[kVSteps];  // V offset (halves) of the task at tap 0
 };
@@ -193,14 +328,6 @@ struct Plan {
 __device__ __forceinline__ Plan make_plan(int tid, int g0, int p0) {
   Plan plan;
 #pragma unroll
-  for (int s = 0; s < kXSteps; ++s) {
-    const int i = tid + s * kGroupThreads;
-    const int pixel = i >> 1, pr = pixel / kPatchCols, px = pixel % kPatchCols;
-    const int p = p0 + pr, n = p / kHp, h = p % kHp - 1, w = px - 1;
-    const bool inside = i < kXPieces && n < kN && h >= 0 && (unsigned)w < (unsigned)kW;
-    plan.x_src[s] = inside ? ((n * kH + h) * kW + w) * kC + (i & 1) * 8 : -1;
-  }
-#pragma unroll
   for (int s = 0; s < kVSteps; ++s) {
     const int i = tid + s * kGroupThreads, slab = i & 1, v = i >> 1;
     const int gv = g0 + v, t = gv % kT, pr = gv / kT - p0;
@@ -208,21 +335,6 @@ __device__ __forceinline__ Plan make_plan(int tid, int g0, int p0) {
     plan.v_dst[s] = (slab * kVPitch + v) * 8;
   }
   return plan;
-}
-
-// Chunk `chunk` of the warpgroup's input patch into `stage`, one commit group.
-__device__ __forceinline__ void stage_x(uint32_t stage, const half* __restrict__ x,
-                                        const Plan& plan, int tid, int chunk) {
-#pragma unroll
-  for (int s = 0; s < kXSteps; ++s) {
-    const int i = tid + s * kGroupThreads;
-    if (kXPieces % kGroupThreads != 0 && s == kXSteps - 1 && i >= kXPieces) break;
-    if (!F23_COPY_X) break;
-    const bool inside = plan.x_src[s] >= 0;
-    cp_async_16(stage + 2u * (uint32_t)((i >> 1) * kPix + (i & 1) * 8),
-                inside ? x + plan.x_src[s] + chunk * kChunkC : x, inside ? 16 : 0);
-  }
-  asm volatile("cp.async.commit_group;" ::: "memory");
 }
 
 // V_j = B^T d for the warpgroup's kVRows rows, both 8-channel slabs, from the staged patch.
@@ -260,17 +372,38 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
     wino_f23_forward(const half* __restrict__ x, const half* __restrict__ U, half* __restrict__ y) {
   extern __shared__ __align__(128) unsigned char smem[];
   const uint32_t base = (uint32_t)__cvta_generic_to_shared(smem);
+  const Bars bars{base + kUStages * kUBytes + kWarpgroups * kGroupBytes};
+  const int row0 = blockIdx.y * kBlockRows;
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kUStages; ++s) {
+      bar_init(bars.full(s), 1);
+      bar_init(bars.empty(s), kWarpgroups * kGroupWarps);
+    }
+    for (int g = 0; g < kWarpgroups; ++g) {
+      for (int s = 0; s < kXStages; ++s) {
+        bar_init(bars.xfull(g, s), kLanes);
+        bar_init(bars.xempty(g, s), kGroupWarps);
+      }
+      for (int b = 0; b < 2; ++b) bar_init(bars.vfree(g, b), kGroupWarps);
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  __syncthreads();  // the barriers are initialised before any copy or wait; the last block barrier
+
+  if (threadIdx.x >= kConsumerThreads) {  // warp 8: the producer
+    produce(x, reinterpret_cast<const unsigned char*>(U) + (long long)blockIdx.x * kChunks * kUBytes,
+            base, bars, threadIdx.x - kConsumerThreads, row0);
+    return;
+  }
+
   const int k_block = blockIdx.x * kBlockK;
   const int warpgroup = threadIdx.x / kGroupThreads, tid = threadIdx.x % kGroupThreads;
-  const int g0 = blockIdx.y * kBlockRows + warpgroup * kGroupRows, p0 = g0 / kT;
+  const int lane = threadIdx.x & 31;
+  const int g0 = row0 + warpgroup * kGroupRows, p0 = g0 / kT;
   const uint32_t x_base = base + kUStages * kUBytes + warpgroup * kGroupBytes;
   const uint32_t v_base = x_base + kXStages * kXBytes;
-  const uint32_t bars = base + kUStages * kUBytes + kWarpgroups * kGroupBytes;
-  const auto full = [&](int stage) { return bars + 8u * stage; };
-  const auto empty = [&](int stage) { return bars + 8u * (kUStages + stage); };
   const Plan plan = make_plan(tid, g0, p0);
-  const unsigned char* u_chunks =
-      reinterpret_cast<const unsigned char*>(U) + (long long)blockIdx.x * kChunks * kUBytes;
   // Descriptors of tap (j, r) at U's stage 0 and V buffer 0; the stage and buffer add constants.
   const uint64_t a_desc0 = descriptor(v_base, 16u * kVPitch);
   const uint64_t b_desc0 = descriptor(base, 16u * kBlockK);
@@ -281,44 +414,19 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
     for (int i = 0; i < 32; ++i) acc[j][i] = 0.f;
 
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < kUStages; ++s) {
-      bar_init(full(s), 1);
-      bar_init(empty(s), kWarpgroups);
-    }
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-  }
-  __syncthreads();  // the barriers are initialised before any copy or wait
-  if (threadIdx.x == 0)
-    for (int chunk = 0; chunk < kUAhead && chunk < kChunks; ++chunk)
-      stage_u(base + chunk * kUBytes, full(chunk), empty(chunk), u_chunks, chunk);
-  for (int chunk = 0; chunk < kXAhead; ++chunk) {
-    if (chunk < kChunks) stage_x(x_base + chunk * kXBytes, x, plan, tid, chunk);
-    else asm volatile("cp.async.commit_group;" ::: "memory");
-  }
-
   for (int chunk = 0; chunk < kChunks; ++chunk) {
-    const int u_stage = chunk % kUStages, x_stage = chunk % kXStages;
-    asm volatile("cp.async.wait_group %0;" ::"n"(kXAhead - 1) : "memory");
-    bar_wait(full(u_stage), chunk / kUStages & 1);
-    // The chunk has landed for the warpgroup; its MMAs of chunk - 2 are done in all 4 warps.
-    group_sync(warpgroup);
-    if (chunk + kUAhead < kChunks) {
-      const int next = (chunk + kUAhead) % kUStages;  // held chunk - 2
-      if (tid == 0 && chunk >= kUStages - kUAhead) bar_arrive(empty(next));
-      if (threadIdx.x == 0)
-        stage_u(base + next * kUBytes, full(next), empty(next), u_chunks, chunk + kUAhead);
-    }
-    if (chunk + kXAhead < kChunks)
-      stage_x(x_base + (chunk + kXAhead) % kXStages * kXBytes, x, plan, tid, chunk + kXAhead);
-    else
-      asm volatile("cp.async.commit_group;" ::: "memory");
-    const int buffer = chunk & 1;
+    const int u_stage = chunk % kUStages, x_stage = chunk % kXStages, buffer = chunk & 1;
+    bar_wait(bars.xfull(warpgroup, x_stage), chunk / kXStages & 1);
+    // The buffer's last chunk, chunk - 2, has had its MMAs completed in all 4 warps.
+    if (chunk >= 2) bar_wait(bars.vfree(warpgroup, buffer), (chunk / 2 - 1) & 1);
     if (F23_TRANSFORM)
       transform(reinterpret_cast<const half*>(smem + (x_base - base) + x_stage * kXBytes),
                 reinterpret_cast<half*>(smem + (v_base - base) + buffer * kVBytes), plan);
+    __syncwarp();  // the warp's reads of the stage are done
+    if (lane == 0) bar_arrive(bars.xempty(warpgroup, x_stage));
     // wgmma reads V and U through the async proxy.
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    bar_wait(bars.full(u_stage), chunk / kUStages & 1);
     group_sync(warpgroup);
     wgmma_fence();
     const uint64_t a_desc = a_desc0 + (uint64_t)(buffer * kVBytes >> 4);
@@ -332,6 +440,12 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
                 b_desc + (uint64_t)((j * 3 + r) * 2 * kBlockK * 16 >> 4));
     wgmma_commit();
     wgmma_wait<1>();
+    // Chunk - 1's MMAs are done in this warp: its U stage and V buffer are free as far as this
+    // warp goes (the last chunk's are never released: nothing refills them).
+    if (chunk >= 1 && lane == 0) {
+      bar_arrive(bars.empty((chunk - 1) % kUStages));
+      bar_arrive(bars.vfree(warpgroup, (chunk - 1) & 1));
+    }
   }
   wgmma_wait<0>();
   // Ties the accumulators to the wait, so that no read of them moves above it.
@@ -341,7 +455,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
     for (int i = 0; i < 32; ++i) asm volatile("" : "+f"(acc[j][i]));
 
   // OTrans: y = A^T M, lane (g, q) of warp w holds rows 16 (w % 4) + g (+ 8) of its warpgroup.
-  const int warp = (threadIdx.x >> 5) & 3, lane = threadIdx.x & 31, g = lane >> 2, q = lane & 3;
+  const int warp = (threadIdx.x >> 5) & 3, g = lane >> 2, q = lane & 3;
 #pragma unroll
   for (int hh = 0; hh < 2; ++hh) {
     const int row = g0 + warp * 16 + g + 8 * hh;

@@ -1,7 +1,8 @@
 """Write artifacts of the hand-written F(2, 3) wgmma kernel (f23_kernel.cu) for given shapes.
 
 python3 bench/results/h100/f23_wgmma/make.py OUT COMMIT [--ablate] [--x-stages 3,4] N,H,W,C,K ...
---x-stages: the depths of each warpgroup's input ring to build (default 3).
+--x-stages: the depths of each warpgroup's input ring to build (default 3); a depth whose rings
+do not fit in shared memory at a shape (4 at 28x28) is left out there, with a note on stderr.
 Each OUT/<shape>-<config>/ is an ordinary artifact (program.cu, harness_spec.json,
 reconstructed.cu), so `python -m wino_tvm.batch` and `python -m wino_tvm.bench` check and time
 it like the generated kernels: same data, float64 reference, poisoned output, cuDNN in the same
@@ -18,8 +19,10 @@ from wino_tvm.tolerance import rel_l2_tolerance
 from wino_tvm.workload import Conv2dWorkload
 
 KERNEL = Path(__file__).with_name("f23_kernel.cu")
-BLOCK_ROWS, BLOCK_K, THREADS = 128, 64, 256
-VERSION = "v6"
+# v7: two consumer warpgroups (256 threads) and one producer warp (32)
+BLOCK_ROWS, BLOCK_K, THREADS = 128, 64, 288
+VERSION = "v7"
+SMEM_LIMIT = 227 * 1024
 # --ablate: the kernel without a part (f23_kernel.cu's F23_* switches; wrong results, timing only)
 ABLATIONS = {"-ab_nomma": ("F23_MMA",), "-ab_notrans": ("F23_TRANSFORM",),
              "-ab_nox": ("F23_COPY_X",), "-ab_copyonly": ("F23_MMA", "F23_TRANSFORM")}
@@ -33,7 +36,9 @@ def smem_bytes(h: int, w: int, x_stages: int) -> int:
     v_pitch = (v_rows + 3) // 8 * 8 + 4
     x_bytes = (((v_rows - 1) // t + 2) * (2 * t + 2) * 24 * 2 + 127) // 128 * 128
     group = x_stages * x_bytes + 2 * 4 * 2 * v_pitch * 16
-    return 4 * 12 * 16 * BLOCK_K * 2 + 2 * group + 2 * 4 * 8
+    # mbarriers: U's full[4] and empty[4]; per warpgroup xfull and xempty per stage, vfree[2]
+    bars = 2 * 4 + 2 * (2 * x_stages + 2)
+    return 4 * 12 * 16 * BLOCK_K * 2 + 2 * group + 8 * bars
 
 
 def spec(n: int, h: int, w: int, c: int, k: int, commit: str, x_stages: int = 3,
@@ -66,12 +71,16 @@ def main(argv: list[str]) -> int:
         del args[at:at + 2]
     for arg in (a for a in args if a != "--ablate"):
         n, h, w, c, k = (int(v) for v in arg.split(","))
-        for stages, ablation in ((st, ab) for st in x_stages
-                                 for ab in (ABLATIONS if ablate else ("",))):
-            s = spec(n, h, w, c, k, commit, stages, ablation)
-            d = out / f"N{n}_H{h}_W{w}_C{c}_K{k}-{s.config_name}"
-            write_artifact(s, d, {"reconstructed.cu": s.kernels_source})
-            print(d)
+        for stages in x_stages:
+            if smem_bytes(h, w, stages) > SMEM_LIMIT:
+                print(f"skipped N{n}_H{h}_W{w}_C{c}_K{k} u4x{stages}: "
+                      f"{smem_bytes(h, w, stages)} bytes of shared memory", file=sys.stderr)
+                continue
+            for ablation in ABLATIONS if ablate else ("",):
+                s = spec(n, h, w, c, k, commit, stages, ablation)
+                d = out / f"N{n}_H{h}_W{w}_C{c}_K{k}-{s.config_name}"
+                write_artifact(s, d, {"reconstructed.cu": s.kernels_source})
+                print(d)
     return 0
 
 
