@@ -8,7 +8,7 @@ O=$1
 C=$2  # the commit of the benchmark harness
 source bench/device_set.sh "$O" run bf
 python3 -m pytest -q -m gpu -p no:cacheprovider tests/test_harness.py tests/test_library.py \
-  tests/test_bench_report.py tests/test_lane.py > $W/gpu_tests.log 2>&1
+  tests/test_bench_report.py tests/test_lane.py tests/test_f23.py > $W/gpu_tests.log 2>&1
 tail -3 $W/gpu_tests.log
 python3 -m wino_tvm.bench $P --out $W/bench_full --iters 60 --commit $C > $W/bench.log 2>&1
 tail -3 $W/bench.log

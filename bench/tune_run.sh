@@ -7,8 +7,8 @@
 set -u
 source bench/device_set.sh "$@"
 if [ "${4:-}" = --gpu-tests ]; then
-  python3 -m pytest -q -m gpu tests/test_lane.py tests/test_f23.py tests/test_harness.py tests/test_library.py \
-    > $W/gpu_tests.log 2>&1
+  python3 -m pytest -q -m gpu tests/test_lane.py tests/test_f23.py tests/test_harness.py \
+    tests/test_library.py > $W/gpu_tests.log 2>&1
   tail -2 $W/gpu_tests.log
 fi
 python3 -m wino_tvm.tune measure $P --log $W/tune.jsonl > $W/tune.log 2>&1
