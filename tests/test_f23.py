@@ -10,14 +10,14 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from toolchain import gpu_arch, needs_nvcc
+from toolchain import assert_correct_on_gpu, compile_for_gpu, gpu_arch, needs_nvcc
 
 from wino_tvm.build import main as build_main
 from wino_tvm.config import KNOWN_DEVICES, KernelConfig
 from wino_tvm.f23 import f23_kernels
 from wino_tvm.harness import workload_spec, write_artifact
 from wino_tvm.library import KERNELS_FILE, compile_library
-from wino_tvm.runner import compile_check, compile_program, run_program
+from wino_tvm.runner import compile_check
 from wino_tvm.tune.space import Axes, config_space
 from wino_tvm.workload import Conv2dWorkload
 
@@ -170,11 +170,7 @@ def test_library_compiles_for_sm_90a(tmp_path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def binaries(artifacts: dict[str, Path]) -> dict[str, Path]:
-    """Every variant built for this machine's GPU, in parallel (nvcc is the slow part)."""
-    arch = gpu_arch()
-    with ThreadPoolExecutor(len(artifacts)) as pool:
-        return dict(zip(artifacts, pool.map(lambda d: compile_program(d, arch),
-                                            artifacts.values()), strict=True))
+    return compile_for_gpu(artifacts)
 
 
 @pytest.mark.gpu
@@ -182,7 +178,4 @@ def binaries(artifacts: dict[str, Path]) -> dict[str, Path]:
 @pytest.mark.skipif(gpu_arch() is None, reason="no NVIDIA GPU")
 @pytest.mark.parametrize("name", sorted(VARIANTS))
 def test_variant_is_correct_on_gpu(binaries: dict[str, Path], name: str) -> None:
-    record = run_program(binaries[name], ["--checks", "2", "--warmup", "2", "--iters", "5"],
-                         timeout_s=300)
-    assert record["correct"] is True and record["nonfinite"] == 0
-    assert 0 < record["rel_l2_err"] < record["tolerance"]
+    assert_correct_on_gpu(binaries[name])
