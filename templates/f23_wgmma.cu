@@ -1,7 +1,8 @@
 // Winograd F(2, 3) along w with wgmma from shared memory: filled per workload and config by
-// wino_tvm/f23.py ({{CONFIG}}). Not a TVM prototype: its A operand is one shared-memory matrix
-// read at three row offsets, which TensorIR cannot bind to an MMA (docs/perf-notes.md,
-// "One-dimensional F(2, 3) with wgmma"; measured by hand in bench/results/h100/f23_wgmma/).
+// wino_tvm/f23.py ({{CONFIG}}). Not a TVM prototype: TVM 0.27's s_tir has no wgmma intrinsic,
+// and the kernel's point is one shared-memory V matrix that the MMA reads at three row offsets,
+// one per filter row (docs/perf-notes.md, "One-dimensional F(2, 3) with wgmma"; measured by
+// hand first, bench/results/h100/f23_wgmma/).
 //
 // One-dimensional Winograd: a tile is 2 output pixels of one row; its 4 input pixels give
 // V_j = (B^T d)_j, j = 0..3. Filter row r of the 3x3 filter is one 1-D F(2, 3): U_jr = (G g_r)_j.

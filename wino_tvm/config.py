@@ -317,9 +317,10 @@ class KernelConfig:
 
     def accumulator_registers(self, wl: Conv2dWorkload) -> int:
         """Registers per thread of a warp's accumulator fragments."""
-        if self.f23:  # F23_TAPS sets of a warpgroup's m64 x tb_n over its 128 threads
+        if self.f23:  # F23_TAPS sets of a warpgroup's m64 x tb_n over its threads, 4 B each
+            warpgroup_threads = self.threads(wl) * F23_WARPGROUP_ROWS // self.tb_m
             return (F23_TAPS * F23_WARPGROUP_ROWS * self.tb_n * ACCUMULATOR_BYTES[wl.accum]
-                    // (4 * WARP_SIZE * 4))
+                    // warpgroup_threads // 4)
         if self.lane:  # 16 / tap_split taps x tb_n / 8 n8 blocks, 4 elements of each per lane
             return (wl.alpha * wl.alpha // self.tap_split * self.tb_n // 8 * 4
                     * ACCUMULATOR_BYTES[wl.accum] // 4)
@@ -373,7 +374,7 @@ class KernelConfig:
 
     def threads(self, wl: Conv2dWorkload) -> int:
         """Threads per block: a warp per tap column, per warp group (lane: a warp per channel
-        slice and share of the taps, per tile group)."""
+        slice and share of the taps, per tile group; f23: a warpgroup per 64 rows)."""
         if self.f23:  # a warpgroup of 4 warps per 64 rows
             return 4 * WARP_SIZE * self.tb_m // F23_WARPGROUP_ROWS
         per_group = self.k_split * self.tap_split if self.lane else wl.alpha * self.k_split
