@@ -10,7 +10,14 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from toolchain import assert_correct_on_gpu, compile_for_gpu, gpu_arch, needs_nvcc
+from toolchain import (
+    assert_correct_on_gpu,
+    assert_no_spills,
+    compile_for_gpu,
+    gpu_arch,
+    needs_nvcc,
+    write_variants,
+)
 
 from wino_tvm.build import main as build_main
 from wino_tvm.config import KNOWN_DEVICES, KernelConfig
@@ -355,14 +362,7 @@ def test_tap_split_variants_cover_both_exchanges() -> None:
 
 @pytest.fixture(scope="module")
 def artifacts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    root = tmp_path_factory.mktemp("lane")
-    dirs = {}
-    for name, (wl, cfg) in VARIANTS.items():
-        assert cfg.problems(wl, H100) == [], name
-        dirs[name] = root / name
-        write_artifact(workload_spec(wl, cfg.fusion, cfg.name(wl), "test", lane_kernels(wl, cfg)),
-                       dirs[name])
-    return dirs
+    return write_variants(tmp_path_factory.mktemp("lane"), VARIANTS, lane_kernels)
 
 
 @pytest.mark.nvcc
@@ -377,15 +377,7 @@ def test_every_variant_compiles_without_spills(artifacts: dict[str, Path]) -> No
         reports = dict(zip(artifacts, pool.map(check, artifacts), strict=True))
     for name, report in reports.items():
         for arch, lines in report.items():
-            # ptxas reports each kernel's spills, then its registers; the forward kernel keeps
-            # 128 registers of accumulators, and a spill there would cost it most.
-            found = re.search(r"wino_lane_forward.*?(\d+) bytes spill stores, (\d+) bytes spill "
-                              r"loads.*?Used (\d+) registers", "\n".join(lines), re.S)
-            assert found, (name, arch, lines)
-            assert found.group(1, 2) == ("0", "0") and int(found.group(3)) <= 255, (name, arch)
-            # ptxas fences wgmmas itself where registers change between them (slow)
-            assert "warpgroup.arrive is injected" not in "\n".join(lines), name
-            assert "serialized" not in "\n".join(lines), name
+            assert_no_spills(lines, "wino_lane_forward", (name, arch))
         needs = VARIANTS[name][1].needs_sm90a
         assert list(report) == (["sm_90a"] if needs else ["sm_80", "sm_90"])
 

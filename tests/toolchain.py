@@ -1,15 +1,21 @@
 """What the machine running the tests has: nvcc, an NVIDIA GPU (skip markers for both), and
-the steps the kernel tests share there: building artifacts for the GPU, checking a run."""
+the steps the template kernels' tests share: writing their variants, reading ptxas's report,
+building for the GPU and checking a run."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
+from wino_tvm.config import KNOWN_DEVICES, KernelConfig
 from wino_tvm.errors import NoGpu, NvccNotFound
+from wino_tvm.harness import Kernels, workload_spec, write_artifact
 from wino_tvm.runner import compile_program, detect_arch, find_nvcc, run_program
+from wino_tvm.workload import Conv2dWorkload
 
 
 def have_nvcc() -> bool:
@@ -29,6 +35,31 @@ def gpu_arch() -> str | None:
 
 
 needs_nvcc = pytest.mark.skipif(not have_nvcc(), reason="nvcc not found")
+
+
+def write_variants(root: Path, variants: Mapping[str, tuple[Conv2dWorkload, KernelConfig]],
+                   fill: Callable[[Conv2dWorkload, KernelConfig], Kernels]) -> dict[str, Path]:
+    """Each variant's artifact under root/<name>, its config first checked against the H100."""
+    dirs = {}
+    for name, (wl, cfg) in variants.items():
+        assert cfg.problems(wl, KNOWN_DEVICES["h100"]) == [], name
+        dirs[name] = root / name
+        write_artifact(workload_spec(wl, cfg.fusion, cfg.name(wl), "test", fill(wl, cfg)),
+                       dirs[name])
+    return dirs
+
+
+def assert_no_spills(lines: list[str], kernel: str, where: object) -> None:
+    """ptxas's report (compile_check) of kernel: no spills and at most 255 registers (the
+    accumulators' 128 and more: a spill would cost it most), and no wgmma that ptxas fenced
+    itself where registers change between them (slow)."""
+    text = "\n".join(lines)
+    # ptxas reports each kernel's spills, then its registers
+    found = re.search(rf"{kernel}.*?(\d+) bytes spill stores, (\d+) bytes spill loads.*?Used "
+                      r"(\d+) registers", text, re.S)
+    assert found, (where, text)
+    assert found.group(1, 2) == ("0", "0") and int(found.group(3)) <= 255, (where, text)
+    assert "warpgroup.arrive is injected" not in text and "serialized" not in text, where
 
 
 def compile_for_gpu(artifacts: dict[str, Path]) -> dict[str, Path]:
