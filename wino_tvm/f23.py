@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .config import KernelConfig
-from .harness import Kernels, Launch, Workspace, fill_template
+from .harness import Kernels, Launch, Workspace, epilogue_fills, fill_template
 from .workload import Conv2dWorkload
 
 TEMPLATE_PATH = Path(__file__).resolve().parents[1] / "templates" / "f23_wgmma.cu"
@@ -18,19 +18,16 @@ U_SLICES = 12
 def f23_kernels(wl: Conv2dWorkload, cfg: KernelConfig) -> Kernels:
     """Fill the template for wl and cfg (cfg.f23; validated here)."""
     cfg.validate(wl)
-    epilogue = {op: op in wl.epilogue for op in ("bias", "residual", "relu")}
-    inputs = [name for name in ("bias", "residual") if epilogue[name]]
+    inputs, epilogue = epilogue_fills(wl)
     params = ["const half* __restrict__ x", "const half* __restrict__ U",
               *(f"const half* __restrict__ {name}" for name in inputs), "half* __restrict__ y"]
     source = fill_template(TEMPLATE_PATH.read_text(), {
         "CONFIG": cfg.name(wl),
         "N": str(wl.n), "H": str(wl.h), "W": str(wl.w), "C": str(wl.c), "K": str(wl.k),
         "X_STAGES": str(cfg.stages),
-        **{op.upper(): str(on).lower() for op, on in epilogue.items()},
+        **epilogue,
         "SMEM_BYTES": str(cfg.smem_bytes(wl)),
         "FORWARD_PARAMS": ", ".join(params),
-        "BIAS_ARG": "bias" if epilogue["bias"] else "nullptr",
-        "RESIDUAL_ARG": "residual" if epilogue["residual"] else "nullptr",
     })
     ktrans = Launch("wino_f23_ktrans", (-(-wl.k * wl.c // KTRANS_THREADS), 1, 1),
                     (KTRANS_THREADS, 1, 1), 0, ("w", "U"))

@@ -14,6 +14,7 @@ from wino_tvm.errors import WinoError
 from wino_tvm.tolerance import rel_l2_tolerance
 from wino_tvm.workload import (
     EPILOGUE_INPUTS,
+    EPILOGUE_OPS,
     OUTPUT_SCALE,
     Conv2dWorkload,
     canonical_epilogue,
@@ -211,6 +212,17 @@ def workload_spec(wl: Conv2dWorkload, fusion: str, config_name: str, commit: str
     return HarnessSpec(wl.n, wl.h, wl.w, wl.c, wl.k, wl.dtype, wl.m, fusion, config_name, commit,
                        rel_l2_tolerance(wl), kernels.source, kernels.workspaces,
                        kernels.weight_launches, kernels.forward_launches, wl.epilogue, wl.out)
+
+
+def epilogue_fills(wl: Conv2dWorkload) -> tuple[tuple[str, ...], dict[str, str]]:
+    """What a template kernel needs of wl's epilogue: the inputs it reads (in EPILOGUE_INPUTS
+    order) and its placeholders, BIAS / RESIDUAL / RELU (C++ bools) and BIAS_ARG / RESIDUAL_ARG
+    (the parameter, or nullptr)."""
+    inputs = tuple(name for name in EPILOGUE_INPUTS if name in wl.epilogue)
+    values = {op.upper(): str(op in wl.epilogue).lower() for op in EPILOGUE_OPS}
+    values |= {f"{name.upper()}_ARG": name if name in inputs else "nullptr"
+               for name in EPILOGUE_INPUTS}
+    return inputs, values
 
 
 def fill_template(template: str, values: Mapping[str, str]) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .config import WGMMA_ARCH, KernelConfig
-from .harness import C_TYPES, Kernels, Launch, Workspace, fill_template
+from .harness import C_TYPES, Kernels, Launch, Workspace, epilogue_fills, fill_template
 from .workload import OUTPUT_SCALE, Conv2dWorkload
 
 TEMPLATE_PATH = Path(__file__).resolve().parents[1] / "templates" / "lane_layout.cu"
@@ -16,9 +16,8 @@ KTRANS_THREADS = 256
 def lane_kernels(wl: Conv2dWorkload, cfg: KernelConfig) -> Kernels:
     """Fill the template for wl and cfg (cfg.lane; cfg.validate(wl) first)."""
     cfg.validate(wl)
-    epilogue = {op: op in wl.epilogue for op in ("bias", "residual", "relu")}
+    inputs, epilogue = epilogue_fills(wl)
     scaled = OUTPUT_SCALE in wl.forward_inputs
-    inputs = [name for name in ("bias", "residual") if epilogue[name]]
     x_type, y_type = C_TYPES[wl.dtype], C_TYPES[wl.out]
     epilogue_type = C_TYPES[wl.epilogue_dtype]
     params = [*(["const __grid_constant__ CUtensorMap x_map"] if cfg.tma else []),
@@ -39,12 +38,10 @@ def lane_kernels(wl: Conv2dWorkload, cfg: KernelConfig) -> Kernels:
         "STACK": str(cfg.stack).lower(),
         "CHUNK_C": str(cfg.tb_k), "STAGES": str(cfg.stages),
         "F32_ACC": str(wl.accum == "fp32").lower(), "WGMMA": str(cfg.wgmma).lower(),
-        **{op.upper(): str(on).lower() for op, on in epilogue.items()},
+        **epilogue,
         "SMEM_BYTES": str(cfg.smem_bytes(wl)),
         "FORWARD_PARAMS": ", ".join(params),
         "X_MAP_ARG": "&x_map" if cfg.tma else "nullptr",
-        "BIAS_ARG": "bias" if epilogue["bias"] else "nullptr",
-        "RESIDUAL_ARG": "residual" if epilogue["residual"] else "nullptr",
         "Y_SCALE_ARG": OUTPUT_SCALE if scaled else "nullptr",
     })
     u_count = wl.alpha * wl.alpha * wl.k * wl.c
