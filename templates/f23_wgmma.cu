@@ -13,7 +13,9 @@
 // takes H + 1 rows, the last one a row of garbage outputs whose V rows are the zero row that
 // pads both images. The V rows of filter row r are then the GEMM rows shifted by r * T, in
 // every image alike. A block owns 128 consecutive rows x 64 output channels and loops over C in
-// chunks of 16 channels. Its two warpgroups (64 rows each) share only U:
+// chunks of 16 channels (or over 1 / kSplits of C: a cluster of kSplits blocks along z splits
+// the reduction, and the owner of each output adds the others' partial sums through
+// distributed shared memory before its epilogue). Its two warpgroups (64 rows each) share only U:
 //   U's 12 (j, r) slices of a chunk (24 KB, contiguous in U): one bulk copy by thread 0 into a
 //   ring of 4 stages on mbarriers (`full` by bytes, `empty` by one arrival per warpgroup).
 //   Each warpgroup on its own, with its own named barrier (a block's warps waiting for each
@@ -37,6 +39,7 @@ namespace wino_f23 {
 
 constexpr int kN = {{N}}, kH = {{H}}, kW = {{W}}, kC = {{C}}, kK = {{K}};
 constexpr int kXStages = {{X_STAGES}};      // a warpgroup's input ring (stages)
+constexpr int kSplits = {{C_SPLITS}};       // blocks of a cluster (along z) sharing the C loop
 constexpr bool kBias = {{BIAS}}, kResidual = {{RESIDUAL}}, kRelu = {{RELU}};
 
 constexpr int kT = (kW + 1) / 2;            // tiles per row
@@ -45,6 +48,7 @@ constexpr int kRows = kN * kHp * kT;
 constexpr int kBlockK = 64;                 // output channels per block (n64)
 constexpr int kChunkC = 16;                 // input channels per stage (one k16 step)
 constexpr int kChunks = kC / kChunkC;
+constexpr int kRankChunks = kChunks / kSplits;  // a block's chunks
 constexpr int kWarpgroups = 2;
 constexpr int kGroupRows = 64;              // a warpgroup's rows (m64)
 constexpr int kGroupThreads = 128;
@@ -67,6 +71,7 @@ constexpr int kGroupBytes = kXStages * kXBytes + 2 * kVBytes;  // a warpgroup's 
 constexpr int kSmemBytes = kUStages * kUBytes + kWarpgroups * kGroupBytes + 2 * kUStages * 8;
 
 static_assert(kC % kChunkC == 0 && kK % kBlockK == 0, "f23: C % 16 == 0 and K % 64 == 0");
+static_assert(kChunks % kSplits == 0, "f23: the C splits must take whole 16-channel chunks");
 // wino_tvm.config computes the launch's dynamic shared memory on its own; they must agree.
 static_assert(kSmemBytes == {{SMEM_BYTES}}, "f23: KernelConfig.f23_smem_bytes is out of step");
 
@@ -226,6 +231,65 @@ __device__ __forceinline__ void transform(const half* xs, half* vs, const Plan& 
   }
 }
 
+// A thread's output slots (2 rows x 2 pixels of its tile rows), 16 channels each. With C split
+// over a cluster, slot s is finished by rank s % kSplits.
+constexpr int kSlots = 4;
+static_assert(kSlots % kSplits == 0, "f23: C splits must divide the 4 output slots");
+
+__device__ __forceinline__ int cluster_rank() {
+  uint32_t rank;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+  return (int)rank;
+}
+
+// Every thread of the cluster's blocks; release / acquire orders the shared-memory partials.
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;"
+               ::: "memory");
+}
+
+// Adds the other ranks' partial sums to the slots this rank finishes. Each block leaves the
+// slots others finish in its own shared memory (U's ring, idle after the loop), slot-major so
+// that a warp's 16-byte stores and loads are conflict-free; the owners read them through
+// distributed shared memory between two cluster barriers (the second keeps each block's shared
+// memory alive until every owner has read it).
+__device__ __forceinline__ void reduce_splits(float (&part)[kSlots][16], int rank, uint32_t base) {
+  const auto at = [&](int slot, int quad) {
+    return base + 16u * ((slot * 4 + quad) * kThreads + threadIdx.x);
+  };
+  static_assert(kSlots * 4 * kThreads * 16 <= kUStages * kUBytes, "f23: partials exceed U's ring");
+  __syncthreads();  // both warpgroups are done with U's ring
+#pragma unroll
+  for (int slot = 0; slot < kSlots; ++slot) {
+    if (slot % kSplits == rank) continue;
+#pragma unroll
+    for (int quad = 0; quad < 4; ++quad)
+      asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};" ::"r"(at(slot, quad)),
+                   "f"(part[slot][4 * quad]), "f"(part[slot][4 * quad + 1]),
+                   "f"(part[slot][4 * quad + 2]), "f"(part[slot][4 * quad + 3]) : "memory");
+  }
+  cluster_sync();
+#pragma unroll
+  for (int slot = 0; slot < kSlots; ++slot) {
+    if (slot % kSplits != rank) continue;
+#pragma unroll
+    for (int peer = 1; peer < kSplits; ++peer) {
+#pragma unroll
+      for (int quad = 0; quad < 4; ++quad) {
+        uint32_t remote;
+        asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote)
+                     : "r"(at(slot, quad)), "r"((rank + peer) % kSplits));
+        float4 v;
+        asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];"
+                     : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "r"(remote) : "memory");
+        part[slot][4 * quad] += v.x, part[slot][4 * quad + 1] += v.y;
+        part[slot][4 * quad + 2] += v.z, part[slot][4 * quad + 3] += v.w;
+      }
+    }
+  }
+  cluster_sync();
+}
+
 // 8 bytes of fp16 pairs as float2s (the epilogue's bias and residual).
 __device__ __forceinline__ float2 pair_at(const uint4& v, int j) {
   const uint32_t word = j == 0 ? v.x : j == 1 ? v.y : j == 2 ? v.z : v.w;
@@ -246,8 +310,11 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
   const auto full = [&](int stage) { return bars + 8u * stage; };
   const auto empty = [&](int stage) { return bars + 8u * (kUStages + stage); };
   const Plan plan = make_plan(tid, g0, p0);
-  const unsigned char* u_chunks =
-      reinterpret_cast<const unsigned char*>(U) + (long long)blockIdx.x * kChunks * kUBytes;
+  // This block's share of the C loop: chunks rank * kRankChunks on, of x and of U.
+  const int rank = kSplits > 1 ? cluster_rank() : 0;
+  const half* x_rank = x + rank * kRankChunks * kChunkC;
+  const unsigned char* u_chunks = reinterpret_cast<const unsigned char*>(U) +
+                                  ((long long)blockIdx.x * kChunks + rank * kRankChunks) * kUBytes;
   // Descriptors of tap (j, r) at U's stage 0 and V buffer 0; the stage and buffer add constants.
   const uint64_t a_desc0 = descriptor(v_base, 16u * kVPitch);
   const uint64_t b_desc0 = descriptor(base, 16u * kBlockK);
@@ -272,27 +339,28 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
   }
   __syncthreads();  // the barriers are initialised before any copy or wait
   if (threadIdx.x == 0)
-    for (int chunk = 0; chunk < kUAhead && chunk < kChunks; ++chunk)
+    for (int chunk = 0; chunk < kUAhead && chunk < kRankChunks; ++chunk)
       stage_u(base + chunk * kUBytes, full(chunk), empty(chunk), u_chunks, chunk);
   for (int chunk = 0; chunk < kXAhead; ++chunk) {
-    if (chunk < kChunks) stage_x(x_base + chunk * kXBytes, x, plan, tid, chunk);
+    if (chunk < kRankChunks) stage_x(x_base + chunk * kXBytes, x_rank, plan, tid, chunk);
     else asm volatile("cp.async.commit_group;" ::: "memory");
   }
 
-  for (int chunk = 0; chunk < kChunks; ++chunk) {
+  for (int chunk = 0; chunk < kRankChunks; ++chunk) {
     const int u_stage = chunk % kUStages, x_stage = chunk % kXStages;
     asm volatile("cp.async.wait_group %0;" ::"n"(kXAhead - 1) : "memory");
     bar_wait(full(u_stage), chunk / kUStages & 1);
     // The chunk has landed for the warpgroup; its MMAs of chunk - 2 are done in all 4 warps.
     group_sync(warpgroup);
-    if (chunk + kUAhead < kChunks) {
+    if (chunk + kUAhead < kRankChunks) {
       const int next = (chunk + kUAhead) % kUStages;  // held chunk - 2
       if (tid == 0 && chunk >= kUStages - kUAhead) bar_arrive(empty(next));
       if (threadIdx.x == 0)
         stage_u(base + next * kUBytes, full(next), empty(next), u_chunks, chunk + kUAhead);
     }
-    if (chunk + kXAhead < kChunks)
-      stage_x(x_base + (chunk + kXAhead) % kXStages * kXBytes, x, plan, tid, chunk + kXAhead);
+    if (chunk + kXAhead < kRankChunks)
+      stage_x(x_base + (chunk + kXAhead) % kXStages * kXBytes, x_rank, plan, tid,
+              chunk + kXAhead);
     else
       asm volatile("cp.async.commit_group;" ::: "memory");
     const int buffer = chunk & 1;
@@ -320,9 +388,24 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
 #pragma unroll
     for (int i = 0; i < 32; ++i) asm volatile("" : "+f"(acc[j][i]));
 
-  // OTrans y = A^T M (A^T = [[1, 1, 1, 0], [0, 1, -1, -1]]), then the epilogue, in fp32. Lane
-  // (g, q) of warp w holds rows 16 (w % 4) + g (+ 8) of its warpgroup, and channels
-  // k_block + 16 q .. + 15 of them (KTrans's permutation).
+  // OTrans y = A^T M (A^T = [[1, 1, 1, 0], [0, 1, -1, -1]]) in fp32. Lane (g, q) of warp w
+  // holds rows 16 (w % 4) + g + 8 hh of its warpgroup, and channels k_block + 16 q .. + 15 of
+  // them (KTrans's permutation): part[2 hh + px][2 nb + e] is output pixel 2 t + px of row
+  // hh's tile, channel 16 q + 2 nb + e.
+  float part[kSlots][16];
+#pragma unroll
+  for (int hh = 0; hh < 2; ++hh)
+#pragma unroll
+    for (int nb = 0; nb < 8; ++nb)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const int i = nb * 4 + hh * 2 + e;
+        part[2 * hh][2 * nb + e] = acc[0][i] + acc[1][i] + acc[2][i];
+        part[2 * hh + 1][2 * nb + e] = acc[1][i] - acc[2][i] - acc[3][i];
+      }
+  if constexpr (kSplits > 1) reduce_splits(part, rank, base);
+
+  // The epilogue relu(conv + bias + residual) in fp32 of the slots this block owns.
   const int warp = (threadIdx.x >> 5) & 3, lane = threadIdx.x & 31, g = lane >> 2, q = lane & 3;
   const int channel = k_block + 16 * q;
   uint4 bias_words[2] = {};
@@ -338,8 +421,8 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
     if (h >= kH) continue;
 #pragma unroll
     for (int px = 0; px < 2; ++px) {
-      const int w = 2 * t + px;
-      if (w >= kW) continue;
+      const int slot = 2 * hh + px, w = 2 * t + px;
+      if (slot % kSplits != rank || w >= kW) continue;
       const long long at = ((long long)(n * kH + h) * kW + w) * kK + channel;
       uint4 res_words[2] = {};
       if constexpr (kResidual) {
@@ -349,12 +432,7 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
       uint32_t out[8];
 #pragma unroll
       for (int nb = 0; nb < 8; ++nb) {
-        float v[2];
-#pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          const int i = nb * 4 + hh * 2 + e;
-          v[e] = px == 0 ? acc[0][i] + acc[1][i] + acc[2][i] : acc[1][i] - acc[2][i] - acc[3][i];
-        }
+        float v[2] = {part[slot][2 * nb], part[slot][2 * nb + 1]};
         if constexpr (kBias) {
           const float2 b = pair_at(bias_words[nb / 4], nb % 4);
           v[0] += b.x, v[1] += b.y;
@@ -396,7 +474,7 @@ extern "C" __global__ void wino_f23_ktrans(const half* __restrict__ w, half* __r
   }
 }
 
-extern "C" __global__ void __launch_bounds__(wino_f23::kThreads, 1)
+extern "C" __global__ void __launch_bounds__(wino_f23::kThreads, 1) {{CLUSTER_DIMS}}
     wino_f23_forward({{FORWARD_PARAMS}}) {
   wino_f23::forward(x, U, {{BIAS_ARG}}, {{RESIDUAL_ARG}}, y);
 }

@@ -31,6 +31,7 @@ from wino_tvm.workload import Conv2dWorkload
 H100 = KNOWN_DEVICES["h100"]
 ALL = ("bias", "residual", "relu")
 ST3, ST4 = KernelConfig.f23_config(3), KernelConfig.f23_config(4)
+CS2, CS4 = KernelConfig.f23_config(3, c_split=2), KernelConfig.f23_config(4, c_split=4)
 
 
 def fp16(*shape: int, accum: str = "fp32", epilogue: tuple[str, ...] = (),
@@ -44,11 +45,13 @@ def test_name_round_trips() -> None:
     assert name == "fp16-fp32-m2-tbm128-tbn64-tbk16-frag64x64x16-full-vec16-pad16-f23-st3"
     assert KernelConfig.parse(name) == ({"dtype": "fp16", "accum": "fp32", "m": 2}, ST3)
     assert KernelConfig.parse(ST4.name(wl))[1] == ST4
+    assert CS2.name(wl) == name + "-cs2" and KernelConfig.parse(name + "-cs2")[1] == CS2
     assert ST3.needs_sm90a
     # f23 is a kernel of its own: not persistent, not the lane kernel, no lane knob but stages
     for bad in (name.replace("-f23", "-pb-f23"), name.replace("-f23", "-pb-lane-f23"),
                 name.replace("-f23", "-wg-f23"), name.replace("-f23", "-f23-ts2"),
-                name.replace("-f23-st3", "-st3")):
+                name.replace("-f23-st3", "-st3"), name.replace("-f23-st3", "-pb-lane-cs2"),
+                name + "-cs1"):
         with pytest.raises(Exception, match="not a wino-tvm config name"):
             KernelConfig.parse(bad)
 
@@ -66,6 +69,11 @@ def test_name_round_trips() -> None:
     (fp16(4096, 512, 512, 256, 256), ST3, "fewer than 2^31 elements"),
     (fp16(32, 28, 28, 128, 128), ST4, "exceeds NVIDIA H100's 232448 B per block: fewer stages"),
     (fp16(32, 56, 56, 64, 64), ST3, "B per block: the lane or sync-free kernels"),
+    (fp16(32, 14, 14, 256, 256), KernelConfig.f23_config(3, c_split=3),
+     "c_split=3 blocks per cluster; one of (1, 2, 4)"),
+    (fp16(32, 14, 14, 48, 256), CS2, "c_split=2 must divide C=48's 3 chunks of 16 channels"),
+    (fp16(32, 14, 14, 256, 256), KernelConfig(c_split=2),
+     "c_split=2: a knob of the F(2, 3) kernel only: drop it or add f23"),
 ])
 def test_problems_name_the_fix(wl: Conv2dWorkload, cfg: KernelConfig, message: str) -> None:
     assert message in "; ".join(cfg.problems(wl, H100))
@@ -79,6 +87,8 @@ def test_problems_name_the_fix(wl: Conv2dWorkload, cfg: KernelConfig, message: s
     (["--f23", "--accum", "fp16"], "f23 takes fp16 with fp32 accumulators"),
     (["--f23", "--stages", "5"], "stages=5 input buffers per warpgroup"),
     (["--f23", "--shape", "1,56,56,64,64"], "the lane or sync-free kernels for images this wide"),
+    (["--c-split", "2"], "--c-split is a knob of the F(2, 3) kernel: add --f23"),
+    (["--f23", "--c-split", "8"], "c_split=8 blocks per cluster; one of (1, 2, 4)"),
 ])
 def test_cli_refuses_bad_input_in_one_line(argv: list[str], message: str,
                                            capsys: pytest.CaptureFixture[str]) -> None:
@@ -108,6 +118,14 @@ def test_filled_source_and_launches() -> None:
                                                                          + 2 * 4 * 2 * 76 * 16)
                                                           + 8 * 8)
     assert [ws.count for ws in kernels.workspaces] == [12 * 32 * 128]
+    assert "__cluster_dims__" not in kernels.source
+    assert "constexpr int kSplits = 1;" in kernels.source
+    # the C split: a cluster of blocks along z, fixed at compile time, same shared memory
+    split = f23_kernels(wl, KernelConfig.f23_config(4, c_split=2))
+    (forward,) = split.forward_launches
+    assert forward.grid == (2, 1, 2) and forward.shared_bytes == cfg.smem_bytes(wl)
+    assert "__cluster_dims__(1, 1, 2)" in split.source
+    assert "constexpr int kSplits = 2;" in split.source
 
 
 def test_space_offers_f23_only_where_it_applies() -> None:
@@ -120,12 +138,18 @@ def test_space_offers_f23_only_where_it_applies() -> None:
         assert all(c.wl.m == 2 for c in space if c.cfg.f23)
         # opt-in: an sm_90 kernel
         assert not any(c.cfg.f23 for c in config_space(wl, H100)[0])
+    # the C split where it divides C's 16-channel chunks: 8 at C = 128, 2 at C = 32
+    splits = Axes(f23=(True,), f23_stages=(3,), f23_c_split=(1, 2, 4))
+    for wl, offered in ((fp16(32, 28, 28, 128, 128), {1, 2, 4}), (fp16(8, 14, 14, 32, 64), {1, 2})):
+        space, _ = config_space(wl, H100, splits)
+        assert {c.cfg.c_split for c in space if c.cfg.f23} == offered
 
 
 # Every class of variant: the benchmark's C >= 128 shapes (14², 28² and 7²: 8 to 32 chunks),
 # both ring depths, the whole epilogue and each part, odd widths (a tile's second pixel past the
 # image), one or two chunks (fewer than the rings run ahead), a last block of rows past the
-# images, and two blocks along K.
+# images, and two blocks along K; the C split in clusters of 2 and 4 (down to one chunk a block,
+# fewer than the rings run ahead).
 VARIANTS = {
     "c256_14": (fp16(2, 14, 14, 256, 256), ST3),
     "c256_14_st4_epilogue": (fp16(2, 14, 14, 256, 128, epilogue=ALL), ST4),
@@ -133,6 +157,9 @@ VARIANTS = {
     "c512_7_st4_bias_odd": (fp16(3, 7, 7, 512, 64, epilogue=("bias",)), ST4),
     "c16_one_chunk_odd_relu": (fp16(3, 5, 9, 16, 128, epilogue=("relu",)), ST3),
     "c32_two_chunks_st4_epilogue_odd": (fp16(2, 11, 13, 32, 64, epilogue=ALL), ST4),
+    "c512_7_cs2_epilogue": (fp16(3, 7, 7, 512, 128, epilogue=ALL), CS2),
+    "c256_14_cs2_residual": (fp16(2, 14, 14, 256, 64, epilogue=("residual",)), CS2),
+    "c64_cs4_one_chunk_odd_bias_relu": (fp16(2, 11, 13, 64, 64, epilogue=("bias", "relu")), CS4),
 }
 
 

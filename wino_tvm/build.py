@@ -124,6 +124,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         "16, K of 64; sm_90 GPUs, compiled for sm_90a): 3 GEMMs per tap over "
                         "shifted tile rows, wgmma from shared memory, for C >= 128; sets the "
                         "tiles, the fragment and --fusion full")
+    p.add_argument("--c-split", type=int, default=1,
+                   help="with --f23: a cluster of this many blocks (1, 2 or 4) shares each "
+                        "block's outputs, each taking that share of the C loop, for workloads "
+                        "with fewer blocks than SMs; tuned")
     p.add_argument("--arch", default="sm_90", choices=sorted(ARCH_DEVICE),
                    help="CUDA architecture to generate and compile for")
     p.add_argument("--out", type=Path, default=Path("artifacts/build"), help="artifact folder")
@@ -195,7 +199,9 @@ def _config(args: argparse.Namespace) -> tuple[Conv2dWorkload, KernelConfig]:
         if cfg.with_(fusion=KernelConfig().fusion, **lane_knobs) != KernelConfig():
             raise WinoError("--f23 fixes the tiles, the fragment and every knob but --stages: "
                             "drop the others")
-        cfg = KernelConfig.f23_config(args.stages or F23_STAGES[0])
+        cfg = KernelConfig.f23_config(args.stages or F23_STAGES[0], args.c_split)
+    elif args.c_split != 1:
+        raise WinoError("--c-split is a knob of the F(2, 3) kernel: add --f23 or drop it")
     elif args.lane:
         cfg = cfg.with_(tb_m=LANE_TILES, frag_m=LANE_FRAGMENT[0], frag_n=LANE_FRAGMENT[1],
                         frag_k=LANE_FRAGMENT[2], fusion="full", persist=True, lane=True,

@@ -113,6 +113,8 @@ F23_M = 2  # output pixels per tile, along w
 F23_TILES = (128, 64, 16)
 F23_FRAGMENT = (64, 64, 16)
 F23_STAGES = (3, 4)
+# Blocks of a cluster splitting the C loop (each finishes 4 / c_split of its outputs' slots).
+F23_C_SPLITS = (1, 2, 4)
 F23_WARPGROUP_ROWS = 64
 F23_TAPS = 4  # V_j, j = 0..3: the accumulator sets
 F23_U_STAGES = 4  # U's ring of bulk copies
@@ -200,6 +202,9 @@ class KernelConfig:
     # wgmma from shared memory (sm_90a); tb_m, tb_n, tb_k and the fragment fixed (F23_TILES,
     # F23_FRAGMENT), stages = each warpgroup's input buffers
     f23: bool = False
+    # F(2, 3) kernel: a cluster of c_split blocks shares each block's outputs, each taking
+    # 1 / c_split of the C loop (more blocks where one per 128 rows x 64 channels leaves SMs idle)
+    c_split: int = 1
 
     @classmethod
     def lane_config(cls, tb_n: int, tb_k: int, groups: int = 1, k_split: int = 1,
@@ -213,10 +218,10 @@ class KernelConfig:
                    tma=tma, exchange_own=exchange_own, stack=stack)
 
     @classmethod
-    def f23_config(cls, stages: int) -> KernelConfig:
-        """An F(2, 3) config: its input ring's depth, the fixed knobs (F23_TILES, F23_FRAGMENT,
-        full fusion) and the rest at their defaults."""
-        return cls(*F23_TILES, *F23_FRAGMENT, "full", stages=stages, f23=True)
+    def f23_config(cls, stages: int, c_split: int = 1) -> KernelConfig:
+        """An F(2, 3) config: its input ring's depth, its C split, the fixed knobs (F23_TILES,
+        F23_FRAGMENT, full fusion) and the rest at their defaults."""
+        return cls(*F23_TILES, *F23_FRAGMENT, "full", stages=stages, f23=True, c_split=c_split)
 
     def lane_only_knobs(self) -> list[str]:
         """The lane kernel's own knobs (LANE_ONLY_KNOBS) this config sets off their defaults."""
@@ -284,13 +289,14 @@ class KernelConfig:
                       int(vec.removeprefix("vec")), int(pad.removeprefix("pad")), **knobs)
             # The grammar: g<N> or ks<N> (not both, but for lane) only after pb, pb not with ul2,
             # lane only after pb, ts<N>, wg, tma, xown and stack only with lane, st<N> with lane
-            # or f23, f23 alone with st<N>.
+            # or f23, f23 alone with st<N> and cs<N>, cs<N> only with f23.
             split = cfg.groups != 1 or cfg.k_split != 1
             others = [k for k in cfg.lane_only_knobs() if k != "stages"]
             if (cfg._tokens() != parts[3:] or (split and not cfg.persist)
                     or (cfg.groups != 1 and cfg.k_split != 1 and not cfg.lane)
                     or (cfg.lane_only_knobs() and not (cfg.lane or cfg.f23))
                     or (cfg.f23 and (cfg.lane or cfg.persist or others))
+                    or (cfg.c_split != 1 and not cfg.f23)
                     or (cfg.persist and not cfg.u_smem) or (cfg.lane and not cfg.persist)):
                 raise ValueError(name)
         except (ValueError, KeyError):
@@ -400,9 +406,10 @@ class KernelConfig:
         warpgroups = self.tb_m // F23_WARPGROUP_ROWS
         return F23_U_STAGES * u_chunk + warpgroups * group + 2 * F23_U_STAGES * LANE_MBARRIER_BYTES
 
-    def f23_grid(self, wl: Conv2dWorkload) -> tuple[int, int]:
-        """The F(2, 3) kernel's grid: blocks along K (x), blocks of tb_m rows (y)."""
-        return wl.k // self.tb_n, -(-self.f23_rows(wl) // self.tb_m)
+    def f23_grid(self, wl: Conv2dWorkload) -> tuple[int, int, int]:
+        """The F(2, 3) kernel's grid: blocks along K (x), blocks of tb_m rows (y), the C split's
+        cluster (z)."""
+        return wl.k // self.tb_n, -(-self.f23_rows(wl) // self.tb_m), self.c_split
 
     def _f23_problems(self, wl: Conv2dWorkload) -> list[str]:
         """Every reason the F(2, 3) kernel cannot run this workload (empty when it can)."""
@@ -412,16 +419,21 @@ class KernelConfig:
                        "(--accum fp32), or drop f23")
         if wl.m != F23_M:
             out.append(f"f23 computes {F23_M} output pixels per tile (m={F23_M}), not m={wl.m}")
-        if self != KernelConfig.f23_config(self.stages):
+        if self != KernelConfig.f23_config(self.stages, self.c_split):
             out.append(f"f23 takes tb_m, tb_n, tb_k = {', '.join(map(str, F23_TILES))}, frag "
                        f"{'x'.join(map(str, F23_FRAGMENT))}, fusion full and no other knobs "
-                       "but stages")
+                       "but stages and c_split")
         if self.stages not in F23_STAGES:
             out.append(f"f23: stages={self.stages} input buffers per warpgroup; one of "
                        f"{F23_STAGES}")
         if wl.c % F23_TILES[2] or wl.k % F23_TILES[1]:
             out.append(f"f23: C={wl.c} must be a multiple of {F23_TILES[2]} and K={wl.k} of "
                        f"{F23_TILES[1]}")
+        elif wl.c // F23_TILES[2] % self.c_split:
+            out.append(f"f23: c_split={self.c_split} must divide C={wl.c}'s "
+                       f"{wl.c // F23_TILES[2]} chunks of {F23_TILES[2]} channels")
+        if self.c_split not in F23_C_SPLITS:
+            out.append(f"f23: c_split={self.c_split} blocks per cluster; one of {F23_C_SPLITS}")
         if max(wl.c, wl.k) * wl.n * wl.h * wl.w > F23_MAX_ELEMENTS:
             out.append(f"f23: x and y must have fewer than 2^31 elements (32-bit offsets): "
                        f"split the batch N={wl.n}")
@@ -621,6 +633,10 @@ class KernelConfig:
         if wl.dtype not in ELEMENT_BYTES:
             out.append(f"dtype {wl.dtype} has no Tensor Core path: use fp16 or int8")
             return out
+        if self.c_split != 1 and not self.f23:
+            out.append(f"c_split={self.c_split}: a knob of the F(2, 3) kernel only: drop it or "
+                       "add f23")
+            return out
         if self.f23:
             out = self._f23_problems(wl)
             if not out and device is not None and self.smem_bytes(wl) > device.smem_per_block:
@@ -719,7 +735,7 @@ class KernelConfig:
 # The numbered optional tokens of KernelConfig.name(), in its order: prefix -> knob. A knob at its
 # default value has no token.
 COUNTED_TOKENS = {"g": "groups", "ks": "k_split", "oc": "ot_channels", "mr": "m_rounds",
-                  "lb": "min_blocks", "st": "stages", "ts": "tap_split"}
+                  "lb": "min_blocks", "st": "stages", "ts": "tap_split", "cs": "c_split"}
 _DEFAULTS = {f.name: f.default for f in fields(KernelConfig)}
 # The knobs only the lane kernel takes, in the order their problems (and build's flags) are told.
 LANE_ONLY_KNOBS = ("stages", "wgmma", "tma", "exchange_own", "stack", "tap_split")

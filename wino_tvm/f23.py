@@ -25,13 +25,15 @@ def f23_kernels(wl: Conv2dWorkload, cfg: KernelConfig) -> Kernels:
         "CONFIG": cfg.name(wl),
         "N": str(wl.n), "H": str(wl.h), "W": str(wl.w), "C": str(wl.c), "K": str(wl.k),
         "X_STAGES": str(cfg.stages),
+        "C_SPLITS": str(cfg.c_split),
+        "CLUSTER_DIMS": f"__cluster_dims__(1, 1, {cfg.c_split})" if cfg.c_split > 1 else "",
         **epilogue,
         "SMEM_BYTES": str(cfg.smem_bytes(wl)),
         "FORWARD_PARAMS": ", ".join(params),
     })
     ktrans = Launch("wino_f23_ktrans", (-(-wl.k * wl.c // KTRANS_THREADS), 1, 1),
                     (KTRANS_THREADS, 1, 1), 0, ("w", "U"))
-    forward = Launch("wino_f23_forward", (*cfg.f23_grid(wl), 1), (cfg.threads(wl), 1, 1),
+    forward = Launch("wino_f23_forward", cfg.f23_grid(wl), (cfg.threads(wl), 1, 1),
                      cfg.smem_bytes(wl), ("x", "U", *inputs, "y"))
     return Kernels(source, (Workspace("U", "half", U_SLICES * wl.c * wl.k),), (ktrans,),
                    (forward,))
