@@ -12,10 +12,12 @@
 // Flat rows: the GEMM's rows are (o, t), o = n * (H + 1) + h, t < T = ceil(W / 2): every image
 // takes H + 1 rows, the last one a row of garbage outputs whose V rows are the zero row that
 // pads both images. The V rows of filter row r are then the GEMM rows shifted by r * T, in
-// every image alike. A block owns 128 consecutive rows x 64 output channels and loops over C in
-// chunks of 16 channels (or over 1 / kSplits of C: a cluster of kSplits blocks along z splits
-// the reduction, and the owner of each output adds the others' partial sums through
-// distributed shared memory before its epilogue). Its two warpgroups (64 rows each) share only U:
+// every image alike. A block owns 128 consecutive rows x 64 output channels (a tile; with
+// kPersist a resident block loops over tiles, its copies running on into the next tile while
+// it finishes this one) and loops over C in chunks of 16 channels (or over 1 / kSplits of C:
+// a cluster of kSplits blocks along z splits the reduction, and the owner of each output adds
+// the others' partial sums through distributed shared memory before its epilogue). Its two
+// warpgroups (64 rows each) share only U:
 //   U's 12 (j, r) slices of a chunk (24 KB, contiguous in U): one bulk copy by thread 0 into a
 //   ring of 4 stages on mbarriers (`full` by bytes, `empty` by one arrival per warpgroup).
 //   Each warpgroup on its own, with its own named barrier (a block's warps waiting for each
@@ -40,6 +42,7 @@ namespace wino_f23 {
 constexpr int kN = {{N}}, kH = {{H}}, kW = {{W}}, kC = {{C}}, kK = {{K}};
 constexpr int kXStages = {{X_STAGES}};      // a warpgroup's input ring (stages)
 constexpr int kSplits = {{C_SPLITS}};       // blocks of a cluster (along z) sharing the C loop
+constexpr bool kPersist = {{PERSIST}};      // blocks loop over the tiles (grid.x resident blocks)
 constexpr bool kBias = {{BIAS}}, kResidual = {{RESIDUAL}}, kRelu = {{RELU}};
 
 constexpr int kT = (kW + 1) / 2;            // tiles per row
@@ -54,6 +57,8 @@ constexpr int kGroupRows = 64;              // a warpgroup's rows (m64)
 constexpr int kGroupThreads = 128;
 constexpr int kBlockRows = kWarpgroups * kGroupRows;
 constexpr int kThreads = kWarpgroups * kGroupThreads;
+constexpr int kKBlocks = kK / kBlockK;
+constexpr int kTiles = kKBlocks * ((kRows + kBlockRows - 1) / kBlockRows);
 constexpr int kVRows = kGroupRows + 2 * kT;  // a warpgroup's V rows: its own and 2 T below
 // V row stride per 8-channel slab: = 4 mod 8 16-byte units, so the transform's two slabs'
 // stores fall in different banks.
@@ -72,6 +77,7 @@ constexpr int kSmemBytes = kUStages * kUBytes + kWarpgroups * kGroupBytes + 2 * 
 
 static_assert(kC % kChunkC == 0 && kK % kBlockK == 0, "f23: C % 16 == 0 and K % 64 == 0");
 static_assert(kChunks % kSplits == 0, "f23: the C splits must take whole 16-channel chunks");
+static_assert(!(kPersist && kSplits > 1), "f23: persistent blocks do not split C");
 // wino_tvm.config computes the launch's dynamic shared memory on its own; they must agree.
 static_assert(kSmemBytes == {{SMEM_BYTES}}, "f23: KernelConfig.f23_smem_bytes is out of step");
 
@@ -101,16 +107,16 @@ __device__ __forceinline__ void group_sync(int warpgroup) {
   asm volatile("bar.sync %0, %1;" ::"r"(1 + warpgroup), "n"(kGroupThreads) : "memory");
 }
 
-// By thread 0: chunk `chunk`'s U (24 KB at u_chunks + chunk * kUBytes) into the stage at u_dst,
-// completing on `full`; first waits until both warpgroups are done with the stage's last chunk.
+// By thread 0: iteration it's U chunk (24 KB at src) into the stage at u_dst, completing on
+// `full`; first waits until both warpgroups are done with the stage's last chunk.
 __device__ __forceinline__ void stage_u(uint32_t u_dst, uint32_t full, uint32_t empty,
-                                        const unsigned char* u_chunks, int chunk) {
-  if (chunk >= kUStages) bar_wait(empty, (chunk / kUStages - 1) & 1);
+                                        const unsigned char* src, int it) {
+  if (it >= kUStages) bar_wait(empty, (it / kUStages - 1) & 1);
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(full),
                "r"(kUBytes) : "memory");
   asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "
-               "[%0], [%1], %2, [%3];" ::"r"(u_dst), "l"(u_chunks + (long long)chunk * kUBytes),
-               "r"(kUBytes), "r"(full) : "memory");
+               "[%0], [%1], %2, [%3];" ::"r"(u_dst), "l"(src), "r"(kUBytes), "r"(full)
+               : "memory");
 }
 
 // K-major, no swizzle: core matrices of 8 rows x 16 bytes; the next 8 channels `leading`
@@ -120,9 +126,10 @@ __device__ __forceinline__ uint64_t descriptor(uint32_t address, uint32_t leadin
          (uint64_t)(128 >> 4) << 32;
 }
 
-__device__ __forceinline__ void wgmma(float (&d)[32], uint64_t a, uint64_t b) {
+// d = a b (accumulate false: a tile's first product) or d += a b.
+__device__ __forceinline__ void wgmma(float (&d)[32], uint64_t a, uint64_t b, bool accumulate) {
   asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
       "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,"
       "%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31}, "
       "%32, %33, p, 1, 1, 0, 0;\n}"
@@ -131,7 +138,7 @@ __device__ __forceinline__ void wgmma(float (&d)[32], uint64_t a, uint64_t b) {
         "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),
         "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]),
         "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-      : "l"(a), "l"(b));
+      : "l"(a), "l"(b), "r"((int)accumulate));
 }
 
 __device__ __forceinline__ void wgmma_fence() {
@@ -159,53 +166,62 @@ constexpr int kXSteps = (kXPieces + kGroupThreads - 1) / kGroupThreads;
 constexpr int kVTasks = kVRows * 2;                         // (V row, 8-channel slab)
 constexpr int kVSteps = (kVTasks + kGroupThreads - 1) / kGroupThreads;
 
-struct Plan {
-  int x_src[kXSteps];  // element offset of the piece in x at chunk 0; -1: zero (outside)
-  int v_src[kVSteps];  // patch offset (halves) of the task's first pixel; -1: no task
-  int v_dst[kVSteps];  // V offset (halves) of the task at tap 0
+// A persistent block's copies run kXAhead chunks ahead of its transform, into the next tile, so
+// each has its own plan, made at the first chunk of each of the warpgroup's tiles.
+struct CopyPlan {
+  int src[kXSteps];  // element offset of the piece in x at chunk 0; -1: zero (outside)
+};
+struct TransformPlan {
+  int src[kVSteps];  // patch offset (halves) of the task's first pixel; -1: no task
+  int dst[kVSteps];  // V offset (halves) of the task at tap 0
 };
 
-// For thread tid of the warpgroup whose rows start at g0 (patch rows at p0).
-__device__ __forceinline__ Plan make_plan(int tid, int g0, int p0) {
-  Plan plan;
+// For thread tid of the warpgroup whose rows start at g0 (patch rows at g0 / kT).
+__device__ __forceinline__ CopyPlan plan_copies(int tid, int g0) {
+  CopyPlan plan;
 #pragma unroll
   for (int s = 0; s < kXSteps; ++s) {
     const int i = tid + s * kGroupThreads;
     const int pixel = i >> 1, pr = pixel / kPatchCols, px = pixel % kPatchCols;
-    const int p = p0 + pr, n = p / kHp, h = p % kHp - 1, w = px - 1;
+    const int p = g0 / kT + pr, n = p / kHp, h = p % kHp - 1, w = px - 1;
     const bool inside = i < kXPieces && n < kN && h >= 0 && (unsigned)w < (unsigned)kW;
-    plan.x_src[s] = inside ? ((n * kH + h) * kW + w) * kC + (i & 1) * 8 : -1;
+    plan.src[s] = inside ? ((n * kH + h) * kW + w) * kC + (i & 1) * 8 : -1;
   }
+  return plan;
+}
+
+__device__ __forceinline__ TransformPlan plan_transform(int tid, int g0) {
+  TransformPlan plan;
 #pragma unroll
   for (int s = 0; s < kVSteps; ++s) {
     const int i = tid + s * kGroupThreads, slab = i & 1, v = i >> 1;
-    const int gv = g0 + v, t = gv % kT, pr = gv / kT - p0;
-    plan.v_src[s] = i < kVTasks ? (pr * kPatchCols + 2 * t) * kPix + slab * 8 : -1;
-    plan.v_dst[s] = (slab * kVPitch + v) * 8;
+    const int gv = g0 + v, t = gv % kT, pr = gv / kT - g0 / kT;
+    plan.src[s] = i < kVTasks ? (pr * kPatchCols + 2 * t) * kPix + slab * 8 : -1;
+    plan.dst[s] = (slab * kVPitch + v) * 8;
   }
   return plan;
 }
 
 // Chunk `chunk` of the warpgroup's input patch into `stage`, one commit group.
 __device__ __forceinline__ void stage_x(uint32_t stage, const half* __restrict__ x,
-                                        const Plan& plan, int tid, int chunk) {
+                                        const CopyPlan& plan, int tid, int chunk) {
 #pragma unroll
   for (int s = 0; s < kXSteps; ++s) {
     const int i = tid + s * kGroupThreads;
     if (kXPieces % kGroupThreads != 0 && s == kXSteps - 1 && i >= kXPieces) break;
-    const bool inside = plan.x_src[s] >= 0;
+    const bool inside = plan.src[s] >= 0;
     cp_async_16(stage + 2u * (uint32_t)((i >> 1) * kPix + (i & 1) * 8),
-                inside ? x + plan.x_src[s] + chunk * kChunkC : x, inside ? 16 : 0);
+                inside ? x + plan.src[s] + chunk * kChunkC : x, inside ? 16 : 0);
   }
   asm volatile("cp.async.commit_group;" ::: "memory");
 }
 
 // V_j = B^T d for the warpgroup's kVRows rows, both 8-channel slabs, from the staged patch.
-__device__ __forceinline__ void transform(const half* xs, half* vs, const Plan& plan) {
+__device__ __forceinline__ void transform(const half* xs, half* vs, const TransformPlan& plan) {
 #pragma unroll
   for (int s = 0; s < kVSteps; ++s) {
-    if (plan.v_src[s] < 0) continue;
-    const half* src = xs + plan.v_src[s];
+    if (plan.src[s] < 0) continue;
+    const half* src = xs + plan.src[s];
     uint4 d[4];
 #pragma unroll
     for (int e = 0; e < 4; ++e) d[e] = *reinterpret_cast<const uint4*>(src + e * kPix);
@@ -227,7 +243,7 @@ __device__ __forceinline__ void transform(const half* xs, half* vs, const Plan& 
     }
 #pragma unroll
     for (int j = 0; j < 4; ++j)
-      *reinterpret_cast<uint4*>(vs + plan.v_dst[s] + j * 2 * kVPitch * 8) = out[j];
+      *reinterpret_cast<uint4*>(vs + plan.dst[s] + j * 2 * kVPitch * 8) = out[j];
   }
 }
 
@@ -296,98 +312,10 @@ __device__ __forceinline__ float2 pair_at(const uint4& v, int j) {
   return __half22float2(*reinterpret_cast<const half2*>(&word));
 }
 
-__device__ __forceinline__ void forward(const half* __restrict__ x, const half* __restrict__ U,
-                                        const half* __restrict__ bias,
-                                        const half* __restrict__ residual, half* __restrict__ y) {
-  extern __shared__ __align__(128) unsigned char smem[];
-  const uint32_t base = (uint32_t)__cvta_generic_to_shared(smem);
-  const int k_block = blockIdx.x * kBlockK;
-  const int warpgroup = threadIdx.x / kGroupThreads, tid = threadIdx.x % kGroupThreads;
-  const int g0 = blockIdx.y * kBlockRows + warpgroup * kGroupRows, p0 = g0 / kT;
-  const uint32_t x_base = base + kUStages * kUBytes + warpgroup * kGroupBytes;
-  const uint32_t v_base = x_base + kXStages * kXBytes;
-  const uint32_t bars = base + kUStages * kUBytes + kWarpgroups * kGroupBytes;
-  const auto full = [&](int stage) { return bars + 8u * stage; };
-  const auto empty = [&](int stage) { return bars + 8u * (kUStages + stage); };
-  const Plan plan = make_plan(tid, g0, p0);
-  // This block's share of the C loop: chunks rank * kRankChunks on, of x and of U.
-  const int rank = kSplits > 1 ? cluster_rank() : 0;
-  const half* x_rank = x + rank * kRankChunks * kChunkC;
-  const unsigned char* u_chunks = reinterpret_cast<const unsigned char*>(U) +
-                                  ((long long)blockIdx.x * kChunks + rank * kRankChunks) * kUBytes;
-  // Descriptors of tap (j, r) at U's stage 0 and V buffer 0; the stage and buffer add constants.
-  const uint64_t a_desc0 = descriptor(v_base, 16u * kVPitch);
-  const uint64_t b_desc0 = descriptor(base, 16u * kBlockK);
-
-  float acc[4][32];
-#pragma unroll
-  for (int j = 0; j < 4; ++j)
-#pragma unroll
-    for (int i = 0; i < 32; ++i) {
-      acc[j][i] = 0.f;
-      // Keeps the zeros above the first wgmma's fence: set after it (one chunk, the loop
-      // unrolled), ptxas serialises the wgmmas to insert a fence of its own.
-      asm volatile("" : "+f"(acc[j][i]));
-    }
-
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < kUStages; ++s) {
-      bar_init(full(s), 1);
-      bar_init(empty(s), kWarpgroups);
-    }
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-  }
-  __syncthreads();  // the barriers are initialised before any copy or wait
-  if (threadIdx.x == 0)
-    for (int chunk = 0; chunk < kUAhead && chunk < kRankChunks; ++chunk)
-      stage_u(base + chunk * kUBytes, full(chunk), empty(chunk), u_chunks, chunk);
-  for (int chunk = 0; chunk < kXAhead; ++chunk) {
-    if (chunk < kRankChunks) stage_x(x_base + chunk * kXBytes, x_rank, plan, tid, chunk);
-    else asm volatile("cp.async.commit_group;" ::: "memory");
-  }
-
-  for (int chunk = 0; chunk < kRankChunks; ++chunk) {
-    const int u_stage = chunk % kUStages, x_stage = chunk % kXStages;
-    asm volatile("cp.async.wait_group %0;" ::"n"(kXAhead - 1) : "memory");
-    bar_wait(full(u_stage), chunk / kUStages & 1);
-    // The chunk has landed for the warpgroup; its MMAs of chunk - 2 are done in all 4 warps.
-    group_sync(warpgroup);
-    if (chunk + kUAhead < kRankChunks) {
-      const int next = (chunk + kUAhead) % kUStages;  // held chunk - 2
-      if (tid == 0 && chunk >= kUStages - kUAhead) bar_arrive(empty(next));
-      if (threadIdx.x == 0)
-        stage_u(base + next * kUBytes, full(next), empty(next), u_chunks, chunk + kUAhead);
-    }
-    if (chunk + kXAhead < kRankChunks)
-      stage_x(x_base + (chunk + kXAhead) % kXStages * kXBytes, x_rank, plan, tid,
-              chunk + kXAhead);
-    else
-      asm volatile("cp.async.commit_group;" ::: "memory");
-    const int buffer = chunk & 1;
-    transform(reinterpret_cast<const half*>(smem + (x_base - base) + x_stage * kXBytes),
-              reinterpret_cast<half*>(smem + (v_base - base) + buffer * kVBytes), plan);
-    // wgmma reads V and U through the async proxy.
-    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-    group_sync(warpgroup);
-    wgmma_fence();
-    const uint64_t a_desc = a_desc0 + (uint64_t)(buffer * kVBytes >> 4);
-    const uint64_t b_desc = b_desc0 + (uint64_t)(u_stage * kUBytes >> 4);
-#pragma unroll
-    for (int j = 0; j < 4; ++j)
-#pragma unroll
-      for (int r = 0; r < 3; ++r)
-        wgmma(acc[j], a_desc + (uint64_t)((j * 2 * kVPitch + r * kT) * 16 >> 4),
-              b_desc + (uint64_t)((j * 3 + r) * 2 * kBlockK * 16 >> 4));
-    wgmma_commit();
-    wgmma_wait<1>();
-  }
-  wgmma_wait<0>();
-  // Ties the accumulators to the wait, so that no read of them moves above it.
-#pragma unroll
-  for (int j = 0; j < 4; ++j)
-#pragma unroll
-    for (int i = 0; i < 32; ++i) asm volatile("" : "+f"(acc[j][i]));
-
+// A tile's outputs after its chunks: OTrans, the C split's reduction, the epilogue.
+__device__ __forceinline__ void finish(const float (&acc)[4][32], int g0, int k_block, int rank,
+                                       uint32_t base, const half* __restrict__ bias,
+                                       const half* __restrict__ residual, half* __restrict__ y) {
   // OTrans y = A^T M (A^T = [[1, 1, 1, 0], [0, 1, -1, -1]]) in fp32. Lane (g, q) of warp w
   // holds rows 16 (w % 4) + g + 8 hh of its warpgroup, and channels k_block + 16 q .. + 15 of
   // them (KTrans's permutation): part[2 hh + px][2 nb + e] is output pixel 2 t + px of row
@@ -449,6 +377,116 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
       dst[0] = make_uint4(out[0], out[1], out[2], out[3]);
       dst[1] = make_uint4(out[4], out[5], out[6], out[7]);
     }
+  }
+}
+
+__device__ __forceinline__ void forward(const half* __restrict__ x, const half* __restrict__ U,
+                                        const half* __restrict__ bias,
+                                        const half* __restrict__ residual, half* __restrict__ y) {
+  extern __shared__ __align__(128) unsigned char smem[];
+  const uint32_t base = (uint32_t)__cvta_generic_to_shared(smem);
+  const int warpgroup = threadIdx.x / kGroupThreads, tid = threadIdx.x % kGroupThreads;
+  const uint32_t x_base = base + kUStages * kUBytes + warpgroup * kGroupBytes;
+  const uint32_t v_base = x_base + kXStages * kXBytes;
+  const uint32_t bars = base + kUStages * kUBytes + kWarpgroups * kGroupBytes;
+  const auto full = [&](int stage) { return bars + 8u * stage; };
+  const auto empty = [&](int stage) { return bars + 8u * (kUStages + stage); };
+  // The block's tiles (128 rows x 64 channels, channels fastest): its own, or with kPersist
+  // every gridDim.x-th from blockIdx.x. Its iterations run through their chunks one after the
+  // other, so the rings and copies run on into the next tile.
+  const int first = kPersist ? blockIdx.x : blockIdx.y * kKBlocks + blockIdx.x;
+  const int stride = kPersist ? gridDim.x : 1;
+  const int iterations = (kPersist ? (kTiles - first + stride - 1) / stride : 1) * kRankChunks;
+  const auto tile_of = [&](int it) { return first + it / kRankChunks * stride; };
+  const auto rows_of = [&](int tile) {
+    return tile / kKBlocks * kBlockRows + warpgroup * kGroupRows;
+  };
+  // The block's share of each tile's C loop: chunks rank * kRankChunks on, of x and of U.
+  const int rank = kSplits > 1 ? cluster_rank() : 0;
+  const half* x_rank = x + rank * kRankChunks * kChunkC;
+  const auto u_src = [&](int it) {
+    const int chunk = tile_of(it) % kKBlocks * kChunks + rank * kRankChunks + it % kRankChunks;
+    return reinterpret_cast<const unsigned char*>(U) + (long long)chunk * kUBytes;
+  };
+  CopyPlan copies;
+  const auto copy_x = [&](int it) {  // iteration it's patch into its stage, one commit group
+    if (it % kRankChunks == 0) copies = plan_copies(tid, rows_of(tile_of(it)));
+    stage_x(x_base + it % kXStages * kXBytes, x_rank, copies, tid, it % kRankChunks);
+  };
+  // Descriptors of tap (j, r) at U's stage 0 and V buffer 0; the stage and buffer add constants.
+  const uint64_t a_desc0 = descriptor(v_base, 16u * kVPitch);
+  const uint64_t b_desc0 = descriptor(base, 16u * kBlockK);
+
+  float acc[4][32];
+#pragma unroll
+  for (int j = 0; j < 4; ++j)
+#pragma unroll
+    for (int i = 0; i < 32; ++i) {
+      acc[j][i] = 0.f;
+      // Keeps the zeros above the first wgmma's fence: set after it (one chunk, the loop
+      // unrolled), ptxas serialises the wgmmas to insert a fence of its own.
+      asm volatile("" : "+f"(acc[j][i]));
+    }
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kUStages; ++s) {
+      bar_init(full(s), 1);
+      bar_init(empty(s), kWarpgroups);
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  __syncthreads();  // the barriers are initialised before any copy or wait
+  if (threadIdx.x == 0)
+    for (int it = 0; it < kUAhead && it < iterations; ++it)
+      stage_u(base + it * kUBytes, full(it), empty(it), u_src(it), it);
+  for (int it = 0; it < kXAhead; ++it) {
+    if (it < iterations) copy_x(it);
+    else asm volatile("cp.async.commit_group;" ::: "memory");
+  }
+
+  for (int it = 0; it < iterations;) {
+    const int tile = tile_of(it);
+    const TransformPlan tasks = plan_transform(tid, rows_of(tile));
+    for (int chunk = 0; chunk < kRankChunks; ++chunk, ++it) {
+      const int u_stage = it % kUStages, x_stage = it % kXStages;
+      asm volatile("cp.async.wait_group %0;" ::"n"(kXAhead - 1) : "memory");
+      bar_wait(full(u_stage), it / kUStages & 1);
+      // The chunk has landed for the warpgroup; its MMAs of it - 2 are done in all 4 warps.
+      group_sync(warpgroup);
+      if (it + kUAhead < iterations) {
+        const int next = (it + kUAhead) % kUStages;  // held it - 2
+        if (tid == 0 && it >= kUStages - kUAhead) bar_arrive(empty(next));
+        if (threadIdx.x == 0)
+          stage_u(base + next * kUBytes, full(next), empty(next), u_src(it + kUAhead),
+                  it + kUAhead);
+      }
+      if (it + kXAhead < iterations) copy_x(it + kXAhead);
+      else asm volatile("cp.async.commit_group;" ::: "memory");
+      const int buffer = it & 1;
+      transform(reinterpret_cast<const half*>(smem + (x_base - base) + x_stage * kXBytes),
+                reinterpret_cast<half*>(smem + (v_base - base) + buffer * kVBytes), tasks);
+      // wgmma reads V and U through the async proxy.
+      asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+      group_sync(warpgroup);
+      wgmma_fence();
+      const uint64_t a_desc = a_desc0 + (uint64_t)(buffer * kVBytes >> 4);
+      const uint64_t b_desc = b_desc0 + (uint64_t)(u_stage * kUBytes >> 4);
+#pragma unroll
+      for (int j = 0; j < 4; ++j)
+#pragma unroll
+        for (int r = 0; r < 3; ++r)
+          wgmma(acc[j], a_desc + (uint64_t)((j * 2 * kVPitch + r * kT) * 16 >> 4),
+                b_desc + (uint64_t)((j * 3 + r) * 2 * kBlockK * 16 >> 4), chunk > 0 || r > 0);
+      wgmma_commit();
+      wgmma_wait<1>();
+    }
+    wgmma_wait<0>();
+    // Ties the accumulators to the wait, so that no read of them moves above it.
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+#pragma unroll
+      for (int i = 0; i < 32; ++i) asm volatile("" : "+f"(acc[j][i]));
+    finish(acc, rows_of(tile), tile % kKBlocks * kBlockK, rank, base, bias, residual, y);
   }
 }
 

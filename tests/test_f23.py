@@ -32,6 +32,7 @@ H100 = KNOWN_DEVICES["h100"]
 ALL = ("bias", "residual", "relu")
 ST3, ST4 = KernelConfig.f23_config(3), KernelConfig.f23_config(4)
 CS2, CS4 = KernelConfig.f23_config(3, c_split=2), KernelConfig.f23_config(4, c_split=4)
+PB3 = KernelConfig.f23_config(3, persist=True)
 
 
 def fp16(*shape: int, accum: str = "fp32", epilogue: tuple[str, ...] = (),
@@ -46,9 +47,11 @@ def test_name_round_trips() -> None:
     assert KernelConfig.parse(name) == ({"dtype": "fp16", "accum": "fp32", "m": 2}, ST3)
     assert KernelConfig.parse(ST4.name(wl))[1] == ST4
     assert CS2.name(wl) == name + "-cs2" and KernelConfig.parse(name + "-cs2")[1] == CS2
+    persistent = name.replace("-f23", "-pb-f23")
+    assert PB3.name(wl) == persistent and KernelConfig.parse(persistent)[1] == PB3
     assert ST3.needs_sm90a
     # f23 is a kernel of its own: not persistent, not the lane kernel, no lane knob but stages
-    for bad in (name.replace("-f23", "-pb-f23"), name.replace("-f23", "-pb-lane-f23"),
+    for bad in (persistent + "-cs2", name.replace("-f23", "-pb-lane-f23"),
                 name.replace("-f23", "-wg-f23"), name.replace("-f23", "-f23-ts2"),
                 name.replace("-f23-st3", "-st3"), name.replace("-f23-st3", "-pb-lane-cs2"),
                 name + "-cs1"):
@@ -74,6 +77,8 @@ def test_name_round_trips() -> None:
     (fp16(32, 14, 14, 48, 256), CS2, "c_split=2 must divide C=48's 3 chunks of 16 channels"),
     (fp16(32, 14, 14, 256, 256), KernelConfig(c_split=2),
      "c_split=2: a knob of the F(2, 3) kernel only: drop it or add f23"),
+    (fp16(32, 14, 14, 256, 256), KernelConfig.f23_config(3, c_split=2, persist=True),
+     "persistent blocks (pb) do not split C (c_split=2): drop one"),
 ])
 def test_problems_name_the_fix(wl: Conv2dWorkload, cfg: KernelConfig, message: str) -> None:
     assert message in "; ".join(cfg.problems(wl, H100))
@@ -82,6 +87,7 @@ def test_problems_name_the_fix(wl: Conv2dWorkload, cfg: KernelConfig, message: s
 @pytest.mark.parametrize("argv, message", [
     (["--f23", "--lane"], "--f23 and --lane are two different kernels"),
     (["--f23", "--tb-n", "32"], "--f23 fixes the tiles, the fragment and every knob but --stages"),
+    (["--f23", "--groups", "2"], "but --stages, --c-split and --persist: drop the others"),
     (["--f23", "--wgmma"], "--f23 fixes the tiles"),
     (["--f23", "--arch", "sm_80"], "--f23 runs on sm_90 GPUs (H100, H200), not sm_80"),
     (["--f23", "--accum", "fp16"], "f23 takes fp16 with fp32 accumulators"),
@@ -89,6 +95,7 @@ def test_problems_name_the_fix(wl: Conv2dWorkload, cfg: KernelConfig, message: s
     (["--f23", "--shape", "1,56,56,64,64"], "the lane or sync-free kernels for images this wide"),
     (["--c-split", "2"], "--c-split is a knob of the F(2, 3) kernel: add --f23"),
     (["--f23", "--c-split", "8"], "c_split=8 blocks per cluster; one of (1, 2, 4)"),
+    (["--f23", "--persist", "--c-split", "2"], "persistent blocks (pb) do not split C"),
 ])
 def test_cli_refuses_bad_input_in_one_line(argv: list[str], message: str,
                                            capsys: pytest.CaptureFixture[str]) -> None:
@@ -126,6 +133,11 @@ def test_filled_source_and_launches() -> None:
     assert forward.grid == (2, 1, 2) and forward.shared_bytes == cfg.smem_bytes(wl)
     assert "__cluster_dims__(1, 1, 2)" in split.source
     assert "constexpr int kSplits = 2;" in split.source
+    # persistent: every tile along x, the harness launching as many as stay resident
+    (forward,) = f23_kernels(wl, PB3).forward_launches
+    assert forward.grid == (2, 1, 1) and forward.persistent
+    assert "constexpr bool kPersist = true;" in f23_kernels(wl, PB3).source
+    assert "constexpr bool kPersist = false;" in kernels.source
 
 
 def test_space_offers_f23_only_where_it_applies() -> None:
@@ -143,13 +155,18 @@ def test_space_offers_f23_only_where_it_applies() -> None:
     for wl, offered in ((fp16(32, 28, 28, 128, 128), {1, 2, 4}), (fp16(8, 14, 14, 32, 64), {1, 2})):
         space, _ = config_space(wl, H100, splits)
         assert {c.cfg.c_split for c in space if c.cfg.f23} == offered
+    # persistent blocks, not with the C split
+    both = Axes(f23=(True,), f23_stages=(3,), f23_c_split=(1, 2), f23_persist=(False, True))
+    space, _ = config_space(fp16(32, 28, 28, 128, 128), H100, both)
+    assert {(c.cfg.c_split, c.cfg.persist) for c in space} == {(1, False), (2, False), (1, True)}
 
 
 # Every class of variant: the benchmark's C >= 128 shapes (14², 28² and 7²: 8 to 32 chunks),
 # both ring depths, the whole epilogue and each part, odd widths (a tile's second pixel past the
 # image), one or two chunks (fewer than the rings run ahead), a last block of rows past the
 # images, and two blocks along K; the C split in clusters of 2 and 4 (down to one chunk a block,
-# fewer than the rings run ahead).
+# fewer than the rings run ahead); persistent blocks over more tiles than the H100 has SMs (148
+# of 3 chunks, odd widths: the rings' stages and phases run on across tiles; 312 of one chunk).
 VARIANTS = {
     "c256_14": (fp16(2, 14, 14, 256, 256), ST3),
     "c256_14_st4_epilogue": (fp16(2, 14, 14, 256, 128, epilogue=ALL), ST4),
@@ -160,6 +177,8 @@ VARIANTS = {
     "c512_7_cs2_epilogue": (fp16(3, 7, 7, 512, 128, epilogue=ALL), CS2),
     "c256_14_cs2_residual": (fp16(2, 14, 14, 256, 64, epilogue=("residual",)), CS2),
     "c64_cs4_one_chunk_odd_bias_relu": (fp16(2, 11, 13, 64, 64, epilogue=("bias", "relu")), CS4),
+    "c48_pb_odd_epilogue_148_tiles": (fp16(48, 13, 13, 48, 256, epilogue=ALL), PB3),
+    "c16_28_pb_one_chunk_relu_312_tiles": (fp16(12, 28, 28, 16, 512, epilogue=("relu",)), PB3),
 }
 
 

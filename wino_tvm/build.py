@@ -196,10 +196,10 @@ def _config(args: argparse.Namespace) -> tuple[Conv2dWorkload, KernelConfig]:
     if args.f23:
         if args.lane:
             raise WinoError("--f23 and --lane are two different kernels: choose one")
-        if cfg.with_(fusion=KernelConfig().fusion, **lane_knobs) != KernelConfig():
-            raise WinoError("--f23 fixes the tiles, the fragment and every knob but --stages: "
-                            "drop the others")
-        cfg = KernelConfig.f23_config(args.stages or F23_STAGES[0], args.c_split)
+        if cfg.with_(fusion=KernelConfig().fusion, persist=False, **lane_knobs) != KernelConfig():
+            raise WinoError("--f23 fixes the tiles, the fragment and every knob but --stages, "
+                            "--c-split and --persist: drop the others")
+        cfg = KernelConfig.f23_config(args.stages or F23_STAGES[0], args.c_split, args.persist)
     elif args.c_split != 1:
         raise WinoError("--c-split is a knob of the F(2, 3) kernel: add --f23 or drop it")
     elif args.lane:

@@ -218,10 +218,11 @@ class KernelConfig:
                    tma=tma, exchange_own=exchange_own, stack=stack)
 
     @classmethod
-    def f23_config(cls, stages: int, c_split: int = 1) -> KernelConfig:
-        """An F(2, 3) config: its input ring's depth, its C split, the fixed knobs (F23_TILES,
-        F23_FRAGMENT, full fusion) and the rest at their defaults."""
-        return cls(*F23_TILES, *F23_FRAGMENT, "full", stages=stages, f23=True, c_split=c_split)
+    def f23_config(cls, stages: int, c_split: int = 1, persist: bool = False) -> KernelConfig:
+        """An F(2, 3) config: its input ring's depth, its C split, persistent blocks or not, the
+        fixed knobs (F23_TILES, F23_FRAGMENT, full fusion) and the rest at their defaults."""
+        return cls(*F23_TILES, *F23_FRAGMENT, "full", persist=persist, stages=stages, f23=True,
+                   c_split=c_split)
 
     def lane_only_knobs(self) -> list[str]:
         """The lane kernel's own knobs (LANE_ONLY_KNOBS) this config sets off their defaults."""
@@ -289,13 +290,13 @@ class KernelConfig:
                       int(vec.removeprefix("vec")), int(pad.removeprefix("pad")), **knobs)
             # The grammar: g<N> or ks<N> (not both, but for lane) only after pb, pb not with ul2,
             # lane only after pb, ts<N>, wg, tma, xown and stack only with lane, st<N> with lane
-            # or f23, f23 alone with st<N> and cs<N>, cs<N> only with f23.
+            # or f23, f23 alone with st<N>, cs<N> and pb (not both), cs<N> only with f23.
             split = cfg.groups != 1 or cfg.k_split != 1
             others = [k for k in cfg.lane_only_knobs() if k != "stages"]
             if (cfg._tokens() != parts[3:] or (split and not cfg.persist)
                     or (cfg.groups != 1 and cfg.k_split != 1 and not cfg.lane)
                     or (cfg.lane_only_knobs() and not (cfg.lane or cfg.f23))
-                    or (cfg.f23 and (cfg.lane or cfg.persist or others))
+                    or (cfg.f23 and (cfg.lane or others or (cfg.persist and cfg.c_split != 1)))
                     or (cfg.c_split != 1 and not cfg.f23)
                     or (cfg.persist and not cfg.u_smem) or (cfg.lane and not cfg.persist)):
                 raise ValueError(name)
@@ -408,8 +409,9 @@ class KernelConfig:
 
     def f23_grid(self, wl: Conv2dWorkload) -> tuple[int, int, int]:
         """The F(2, 3) kernel's grid: blocks along K (x), blocks of tb_m rows (y), the C split's
-        cluster (z)."""
-        return wl.k // self.tb_n, -(-self.f23_rows(wl) // self.tb_m), self.c_split
+        cluster (z); persistent: every tile along x (the launch takes the resident blocks)."""
+        grid = wl.k // self.tb_n, -(-self.f23_rows(wl) // self.tb_m), self.c_split
+        return (grid[0] * grid[1], 1, 1) if self.persist else grid
 
     def _f23_problems(self, wl: Conv2dWorkload) -> list[str]:
         """Every reason the F(2, 3) kernel cannot run this workload (empty when it can)."""
@@ -419,10 +421,13 @@ class KernelConfig:
                        "(--accum fp32), or drop f23")
         if wl.m != F23_M:
             out.append(f"f23 computes {F23_M} output pixels per tile (m={F23_M}), not m={wl.m}")
-        if self != KernelConfig.f23_config(self.stages, self.c_split):
+        if self != KernelConfig.f23_config(self.stages, self.c_split, self.persist):
             out.append(f"f23 takes tb_m, tb_n, tb_k = {', '.join(map(str, F23_TILES))}, frag "
                        f"{'x'.join(map(str, F23_FRAGMENT))}, fusion full and no other knobs "
-                       "but stages and c_split")
+                       "but stages, c_split and persist")
+        if self.persist and self.c_split != 1:
+            out.append(f"f23: persistent blocks (pb) do not split C (c_split={self.c_split}): "
+                       "drop one")
         if self.stages not in F23_STAGES:
             out.append(f"f23: stages={self.stages} input buffers per warpgroup; one of "
                        f"{F23_STAGES}")

@@ -26,6 +26,7 @@ def f23_kernels(wl: Conv2dWorkload, cfg: KernelConfig) -> Kernels:
         "N": str(wl.n), "H": str(wl.h), "W": str(wl.w), "C": str(wl.c), "K": str(wl.k),
         "X_STAGES": str(cfg.stages),
         "C_SPLITS": str(cfg.c_split),
+        "PERSIST": "true" if cfg.persist else "false",
         "CLUSTER_DIMS": f"__cluster_dims__(1, 1, {cfg.c_split})" if cfg.c_split > 1 else "",
         **epilogue,
         "SMEM_BYTES": str(cfg.smem_bytes(wl)),
@@ -34,6 +35,6 @@ def f23_kernels(wl: Conv2dWorkload, cfg: KernelConfig) -> Kernels:
     ktrans = Launch("wino_f23_ktrans", (-(-wl.k * wl.c // KTRANS_THREADS), 1, 1),
                     (KTRANS_THREADS, 1, 1), 0, ("w", "U"))
     forward = Launch("wino_f23_forward", cfg.f23_grid(wl), (cfg.threads(wl), 1, 1),
-                     cfg.smem_bytes(wl), ("x", "U", *inputs, "y"))
+                     cfg.smem_bytes(wl), ("x", "U", *inputs, "y"), persistent=cfg.persist)
     return Kernels(source, (Workspace("U", "half", U_SLICES * wl.c * wl.k),), (ktrans,),
                    (forward,))

@@ -108,6 +108,8 @@ def _add_space_args(p: argparse.ArgumentParser) -> None:
                       help="input buffers per F(2, 3) warpgroup (--f23 --stages)")
     axes.add_argument("--f23-c-split", type=_ints, default=Axes.f23_c_split,
                       help="blocks per F(2, 3) cluster sharing the C loop (--f23 --c-split)")
+    axes.add_argument("--f23-persist", type=_bools, default=Axes.f23_persist,
+                      help="0,1: also persistent F(2, 3) blocks (--f23 --persist)")
     dev = p.add_argument_group("device limits (default: the GPU here)")
     dev.add_argument("--device", choices=sorted(KNOWN_DEVICES), help="use the known table")
     dev.add_argument("--sms", type=int, help="override: streaming multiprocessors")
@@ -177,7 +179,8 @@ def _axes(args: argparse.Namespace) -> Axes:
                 args.pad, args.u_smem, args.persist, args.groups, args.ot_channels, args.k_split,
                 args.m_rounds, args.min_blocks, args.lane, args.lane_groups, args.lane_stages,
                 args.lane_wgmma, args.lane_tma, args.lane_tap_split, args.lane_exchange_own,
-                args.lane_stack, args.f23, args.f23_stages, args.f23_c_split)
+                args.lane_stack, args.f23, args.f23_stages, args.f23_c_split,
+                args.f23_persist)
 
 
 def _workloads(args: argparse.Namespace) -> list[Conv2dWorkload]:

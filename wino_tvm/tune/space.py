@@ -113,11 +113,13 @@ class Axes:
     lane_exchange_own: tuple[bool, ...] = (False,)
     lane_stack: tuple[bool, ...] = (False,)
     # The F(2, 3) kernel (KernelConfig.f23; fp16 with fp32 accumulators, m=2, sm_90 GPUs, so
-    # opt-in) with each of f23_stages input buffers per warpgroup and each of f23_c_split blocks
-    # per cluster sharing the C loop; its tiles are fixed. Only where the fusions include full.
+    # opt-in) with each of f23_stages input buffers per warpgroup, each of f23_c_split blocks
+    # per cluster sharing the C loop and persistent blocks or not (f23_persist; the problems
+    # refuse both at once); its tiles are fixed. Only where the fusions include full.
     f23: tuple[bool, ...] = (False,)
     f23_stages: tuple[int, ...] = F23_STAGES
     f23_c_split: tuple[int, ...] = (1,)
+    f23_persist: tuple[bool, ...] = (False,)
 
     def configs(self) -> Iterator[KernelConfig]:
         for (tbm, tbn, tbk, frag, fusion, vec, pad, u_smem, persist, groups,
@@ -131,8 +133,8 @@ class Axes:
         if "full" not in self.fusions:
             return
         if True in self.f23:
-            yield from (KernelConfig.f23_config(stages, c_split) for stages, c_split in
-                        itertools.product(self.f23_stages, self.f23_c_split))
+            yield from itertools.starmap(KernelConfig.f23_config, itertools.product(
+                self.f23_stages, self.f23_c_split, self.f23_persist))
         if True not in self.lane:
             return
         for (tbn, tbk, k_split, groups, stages, wgmma, tap_split, tma, exchange_own,

@@ -1,0 +1,29 @@
+"""Build this folder's device work, CPU side (README.md):
+  python plan.py OUT   # the benchmark's C >= 128 workloads, plain and with the whole epilogue:
+                       # the F(2, 3) kernel with persistent blocks or not and each ring
+                       # depth that fits, beside the logged pick (the same run's baseline)"""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # bench/tune_cases.py
+from tune_cases import H100, fitting, logged_cases  # noqa: E402
+
+from wino_tvm.config import F23_STAGES, KernelConfig  # noqa: E402
+from wino_tvm.tune.builder import build_plan  # noqa: E402
+from wino_tvm.tune.space import Candidate  # noqa: E402
+
+F23 = [KernelConfig.f23_config(stages, persist=persist)
+       for persist in (False, True) for stages in F23_STAGES]
+
+
+def cases() -> list[Candidate]:
+    out = []
+    for wl, configs in logged_cases():
+        if wl.c >= 128 and wl.accum == "fp32":
+            out += fitting(wl, configs[:1] + F23)
+    return out
+
+
+if __name__ == "__main__":
+    build_plan(cases(), Path(sys.argv[1]), H100)
