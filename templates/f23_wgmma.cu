@@ -1,8 +1,8 @@
-// Winograd F(2, 3) along w with wgmma from shared memory: filled per workload and config by
-// wino_tvm/f23.py ({{CONFIG}}). Not a TVM prototype: TVM 0.27's s_tir has no wgmma intrinsic,
-// and the kernel's point is one shared-memory V matrix that the MMA reads at three row offsets,
-// one per filter row (docs/perf-notes.md, "One-dimensional F(2, 3) with wgmma"; measured by
-// hand first, bench/results/h100/f23_wgmma/).
+// Winograd F(2, 3) along w with wgmma: filled per workload and config by wino_tvm/f23.py
+// ({{CONFIG}}). Not a TVM prototype: TVM 0.27's s_tir has no wgmma intrinsic, and the kernel's
+// point is one staged input patch whose V rows the MMA takes at three row offsets, one per
+// filter row (docs/perf-notes.md, "One-dimensional F(2, 3) with wgmma"; measured by hand first,
+// bench/results/h100/f23_wgmma/, then bench/results/h100/f23_rs/ for V in registers).
 //
 // One-dimensional Winograd: a tile is 2 output pixels of one row; its 4 input pixels give
 // V_j = (B^T d)_j, j = 0..3. Filter row r of the 3x3 filter is one 1-D F(2, 3): U_jr = (G g_r)_j.
@@ -23,8 +23,10 @@
 //   Each warpgroup on its own, with its own named barrier (a block's warps waiting for each
 //   other's copies and transform twice a chunk cost more than U's traffic: f23_wgmma/ runs 6-9):
 //   cp.async: the chunk's input patch (the pixels of its 64 + 2T V rows), a ring of kXStages;
-//   transform: V_j of 64 + 2T rows into shared memory (wgmma's K-major layout);
-//   wgmma: 12 m64n64k16, A = V_j at row offset r T, B = U_jr.
+//   per filter row r: transform, V_j of the rows r T below its own straight from the patch into
+//   the A registers wgmma takes from each thread; wgmma: 4 m64n64k16, A = V_j, B = U_jr from
+//   shared memory, one commit group (V never touches shared memory: its round trip was 64 of
+//   the 173 KB a chunk moved through it, f23_rs/).
 // fp32 accumulators: 4 x 32 registers (M_0..M_3 of 2 rows x 16 channels per lane), then OTrans,
 // the epilogue relu(conv + bias + residual) in fp32 and 16-byte stores (KTrans permutes k so
 // that a lane's 16 channels are adjacent).
@@ -60,9 +62,6 @@ constexpr int kThreads = kWarpgroups * kGroupThreads;
 constexpr int kKBlocks = kK / kBlockK;
 constexpr int kTiles = kKBlocks * ((kRows + kBlockRows - 1) / kBlockRows);
 constexpr int kVRows = kGroupRows + 2 * kT;  // a warpgroup's V rows: its own and 2 T below
-// V row stride per 8-channel slab: = 4 mod 8 16-byte units, so the transform's two slabs'
-// stores fall in different banks.
-constexpr int kVPitch = (kVRows + 3) / 8 * 8 + 4;
 constexpr int kPatchRows = (kVRows - 1) / kT + 2;
 constexpr int kPatchCols = 2 * kT + 2;
 constexpr int kPix = kChunkC + 8;  // halves per staged pixel: tiles 2 pixels apart in distinct banks
@@ -70,8 +69,7 @@ constexpr int kUStages = 4, kUAhead = 2;    // U's ring: 2 chunks in flight, 2 b
 constexpr int kXAhead = kXStages - 1;       // all input stages but the one being read in flight
 constexpr int kXBytes = (kPatchRows * kPatchCols * kPix * 2 + 127) / 128 * 128;
 constexpr int kUBytes = 12 * kChunkC * kBlockK * 2;
-constexpr int kVBytes = 4 * 2 * kVPitch * 16;
-constexpr int kGroupBytes = kXStages * kXBytes + 2 * kVBytes;  // a warpgroup's ring, V buffers
+constexpr int kGroupBytes = kXStages * kXBytes;  // a warpgroup's input ring
 // U's ring, then each warpgroup's, then the mbarriers full[s] and empty[s] of U's stages.
 constexpr int kSmemBytes = kUStages * kUBytes + kWarpgroups * kGroupBytes + 2 * kUStages * 8;
 
@@ -126,19 +124,20 @@ __device__ __forceinline__ uint64_t descriptor(uint32_t address, uint32_t leadin
          (uint64_t)(128 >> 4) << 32;
 }
 
-// d = a b (accumulate false: a tile's first product) or d += a b.
-__device__ __forceinline__ void wgmma(float (&d)[32], uint64_t a, uint64_t b, bool accumulate) {
+// d = a b (accumulate false: a tile's first product) or d += a b; a from registers.
+__device__ __forceinline__ void wgmma(float (&d)[32], const uint32_t (&a)[4], uint64_t b,
+                                      bool accumulate) {
   asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
       "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,"
       "%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31}, "
-      "%32, %33, p, 1, 1, 0, 0;\n}"
+      "{%32, %33, %34, %35}, %36, p, 1, 1, 0;\n}"
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
         "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),
         "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),
         "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]),
         "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-      : "l"(a), "l"(b), "r"((int)accumulate));
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"((int)accumulate));
 }
 
 __device__ __forceinline__ void wgmma_fence() {
@@ -152,6 +151,10 @@ __device__ __forceinline__ void wgmma_wait() {
   asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(kPending) : "memory");
 }
 
+// The MMA's k index of channel c of a chunk: lane q's A registers hold k = 2q, 2q + 1, 2q + 8,
+// 2q + 9, which are then the chunk's channels 4q .. 4q + 3 (one 8-byte load a pixel).
+__host__ __device__ constexpr int k_slot(int c) { return 8 * (c % 4 / 2) + 2 * (c / 4) + c % 2; }
+
 // Row of U (within its 64-channel block) that holds output channel kk: accumulator column
 // 8 nb + 2 q + e of lane q is output channel 16 q + 2 nb + e.
 __host__ __device__ constexpr int u_row(int kk) {
@@ -163,8 +166,6 @@ __host__ __device__ constexpr int u_row(int kk) {
 // and chunk: f23_wgmma/ run 3).
 constexpr int kXPieces = kPatchRows * kPatchCols * 2;       // 16-byte pieces of the patch
 constexpr int kXSteps = (kXPieces + kGroupThreads - 1) / kGroupThreads;
-constexpr int kVTasks = kVRows * 2;                         // (V row, 8-channel slab)
-constexpr int kVSteps = (kVTasks + kGroupThreads - 1) / kGroupThreads;
 
 // A persistent block's copies run kXAhead chunks ahead of its transform, into the next tile, so
 // each has its own plan, made at the first chunk of each of the warpgroup's tiles.
@@ -172,8 +173,7 @@ struct CopyPlan {
   int src[kXSteps];  // element offset of the piece in x at chunk 0; -1: zero (outside)
 };
 struct TransformPlan {
-  int src[kVSteps];  // patch offset (halves) of the task's first pixel; -1: no task
-  int dst[kVSteps];  // V offset (halves) of the task at tap 0
+  int src[2];  // patch offset (halves) of A row g + 8 hh's first pixel and channels (filter row 0)
 };
 
 // For thread tid of the warpgroup whose rows start at g0 (patch rows at g0 / kT).
@@ -190,14 +190,16 @@ __device__ __forceinline__ CopyPlan plan_copies(int tid, int g0) {
   return plan;
 }
 
+// Lane (g, q) of warp w holds A rows 16 w + g (+ 8) and, by k_slot's order, channels 4 q .. 4 q + 3
+// of the chunk: for filter row r those are V rows 16 w + g (+ 8) + r T, the same tiles r patch
+// rows lower.
 __device__ __forceinline__ TransformPlan plan_transform(int tid, int g0) {
   TransformPlan plan;
+  const int warp = tid >> 5, g = (tid & 31) >> 2, q = tid & 3;
 #pragma unroll
-  for (int s = 0; s < kVSteps; ++s) {
-    const int i = tid + s * kGroupThreads, slab = i & 1, v = i >> 1;
-    const int gv = g0 + v, t = gv % kT, pr = gv / kT - g0 / kT;
-    plan.src[s] = i < kVTasks ? (pr * kPatchCols + 2 * t) * kPix + slab * 8 : -1;
-    plan.dst[s] = (slab * kVPitch + v) * 8;
+  for (int hh = 0; hh < 2; ++hh) {
+    const int gv = g0 + 16 * warp + g + 8 * hh, t = gv % kT, pr = gv / kT - g0 / kT;
+    plan.src[hh] = (pr * kPatchCols + 2 * t) * kPix + 4 * q;
   }
   return plan;
 }
@@ -216,34 +218,28 @@ __device__ __forceinline__ void stage_x(uint32_t stage, const half* __restrict__
   asm volatile("cp.async.commit_group;" ::: "memory");
 }
 
-// V_j = B^T d for the warpgroup's kVRows rows, both 8-channel slabs, from the staged patch.
-__device__ __forceinline__ void transform(const half* xs, half* vs, const TransformPlan& plan) {
+// wgmma's A fragments of V_j = B^T d for each tap j and filter row r, straight from the staged
+// patch into registers: a[j][r] = {rows g, g + 8 of channels 4q, 4q + 1; the same of 4q + 2, 4q + 3}.
+__device__ __forceinline__ void transform(const half* xs, const TransformPlan& plan, int r,
+                                          uint32_t (&a)[4][3][4]) {
 #pragma unroll
-  for (int s = 0; s < kVSteps; ++s) {
-    if (plan.src[s] < 0) continue;
-    const half* src = xs + plan.src[s];
-    uint4 d[4];
+  for (int hh = 0; hh < 2; ++hh) {
+    const half* src = xs + plan.src[hh] + r * kPatchCols * kPix;
+    uint2 d[4];
 #pragma unroll
-    for (int e = 0; e < 4; ++e) d[e] = *reinterpret_cast<const uint4*>(src + e * kPix);
-    uint4 out[4];
-    const half2* d0 = reinterpret_cast<const half2*>(&d[0]);
-    const half2* d1 = reinterpret_cast<const half2*>(&d[1]);
-    const half2* d2 = reinterpret_cast<const half2*>(&d[2]);
-    const half2* d3 = reinterpret_cast<const half2*>(&d[3]);
-    half2* o0 = reinterpret_cast<half2*>(&out[0]);
-    half2* o1 = reinterpret_cast<half2*>(&out[1]);
-    half2* o2 = reinterpret_cast<half2*>(&out[2]);
-    half2* o3 = reinterpret_cast<half2*>(&out[3]);
+    for (int e = 0; e < 4; ++e) d[e] = *reinterpret_cast<const uint2*>(src + e * kPix);
 #pragma unroll
-    for (int e = 0; e < 4; ++e) {
-      o0[e] = __hsub2(d0[e], d2[e]);
-      o1[e] = __hadd2(d1[e], d2[e]);
-      o2[e] = __hsub2(d2[e], d1[e]);
-      o3[e] = __hsub2(d1[e], d3[e]);
+    for (int part = 0; part < 2; ++part) {  // channels 4q, 4q + 1, then 4q + 2, 4q + 3
+      const auto at = [&](int e) {
+        const uint32_t word = part ? d[e].y : d[e].x;
+        return *reinterpret_cast<const half2*>(&word);
+      };
+      const half2 v[4] = {__hsub2(at(0), at(2)), __hadd2(at(1), at(2)), __hsub2(at(2), at(1)),
+                          __hsub2(at(1), at(3))};
+#pragma unroll
+      for (int j = 0; j < 4; ++j)
+        a[j][r][2 * part + hh] = *reinterpret_cast<const uint32_t*>(&v[j]);
     }
-#pragma unroll
-    for (int j = 0; j < 4; ++j)
-      *reinterpret_cast<uint4*>(vs + plan.dst[s] + j * 2 * kVPitch * 8) = out[j];
   }
 }
 
@@ -269,7 +265,8 @@ __device__ __forceinline__ void cluster_sync() {
 // that a warp's 16-byte stores and loads are conflict-free; the owners read them through
 // distributed shared memory between two cluster barriers (the second keeps each block's shared
 // memory alive until every owner has read it).
-__device__ __forceinline__ void reduce_splits(float (&part)[kSlots][16], int rank, uint32_t base) {
+template <int rank>
+__device__ __forceinline__ void reduce_splits(float (&part)[kSlots][16], uint32_t base) {
   const auto at = [&](int slot, int quad) {
     return base + 16u * ((slot * 4 + quad) * kThreads + threadIdx.x);
   };
@@ -313,7 +310,9 @@ __device__ __forceinline__ float2 pair_at(const uint4& v, int j) {
 }
 
 // A tile's outputs after its chunks: OTrans, the C split's reduction, the epilogue.
-__device__ __forceinline__ void finish(const float (&acc)[4][32], int g0, int k_block, int rank,
+// The rank is a template argument so that the slots other ranks finish die at their stores.
+template <int rank>
+__device__ __forceinline__ void finish(const float (&acc)[4][32], int g0, int k_block,
                                        uint32_t base, const half* __restrict__ bias,
                                        const half* __restrict__ residual, half* __restrict__ y) {
   // OTrans y = A^T M (A^T = [[1, 1, 1, 0], [0, 1, -1, -1]]) in fp32. Lane (g, q) of warp w
@@ -331,7 +330,7 @@ __device__ __forceinline__ void finish(const float (&acc)[4][32], int g0, int k_
         part[2 * hh][2 * nb + e] = acc[0][i] + acc[1][i] + acc[2][i];
         part[2 * hh + 1][2 * nb + e] = acc[1][i] - acc[2][i] - acc[3][i];
       }
-  if constexpr (kSplits > 1) reduce_splits(part, rank, base);
+  if constexpr (kSplits > 1) reduce_splits<rank>(part, base);
 
   // The epilogue relu(conv + bias + residual) in fp32 of the slots this block owns.
   const int warp = (threadIdx.x >> 5) & 3, lane = threadIdx.x & 31, g = lane >> 2, q = lane & 3;
@@ -387,7 +386,6 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
   const uint32_t base = (uint32_t)__cvta_generic_to_shared(smem);
   const int warpgroup = threadIdx.x / kGroupThreads, tid = threadIdx.x % kGroupThreads;
   const uint32_t x_base = base + kUStages * kUBytes + warpgroup * kGroupBytes;
-  const uint32_t v_base = x_base + kXStages * kXBytes;
   const uint32_t bars = base + kUStages * kUBytes + kWarpgroups * kGroupBytes;
   const auto full = [&](int stage) { return bars + 8u * stage; };
   const auto empty = [&](int stage) { return bars + 8u * (kUStages + stage); };
@@ -413,8 +411,7 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
     if (it % kRankChunks == 0) copies = plan_copies(tid, rows_of(tile_of(it)));
     stage_x(x_base + it % kXStages * kXBytes, x_rank, copies, tid, it % kRankChunks);
   };
-  // Descriptors of tap (j, r) at U's stage 0 and V buffer 0; the stage and buffer add constants.
-  const uint64_t a_desc0 = descriptor(v_base, 16u * kVPitch);
+  // Descriptor of U's slice (j, r) = (0, 0) at stage 0; the slice and stage add constants.
   const uint64_t b_desc0 = descriptor(base, 16u * kBlockK);
 
   float acc[4][32];
@@ -444,6 +441,7 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
     else asm volatile("cp.async.commit_group;" ::: "memory");
   }
 
+  uint32_t a[4][3][4];  // wgmma's A fragments, [tap][filter row]
   for (int it = 0; it < iterations;) {
     const int tile = tile_of(it);
     const TransformPlan tasks = plan_transform(tid, rows_of(tile));
@@ -462,23 +460,21 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
       }
       if (it + kXAhead < iterations) copy_x(it + kXAhead);
       else asm volatile("cp.async.commit_group;" ::: "memory");
-      const int buffer = it & 1;
-      transform(reinterpret_cast<const half*>(smem + (x_base - base) + x_stage * kXBytes),
-                reinterpret_cast<half*>(smem + (v_base - base) + buffer * kVBytes), tasks);
-      // wgmma reads V and U through the async proxy.
-      asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-      group_sync(warpgroup);
-      wgmma_fence();
-      const uint64_t a_desc = a_desc0 + (uint64_t)(buffer * kVBytes >> 4);
+      const half* xs = reinterpret_cast<const half*>(smem + (x_base - base) + x_stage * kXBytes);
       const uint64_t b_desc = b_desc0 + (uint64_t)(u_stage * kUBytes >> 4);
+      // One commit group per filter row r: its transform overlaps the MMAs of the two before.
+      // a[.][r]'s registers belong to the last chunk's group r until it is done (wait 2).
 #pragma unroll
-      for (int j = 0; j < 4; ++j)
+      for (int r = 0; r < 3; ++r) {
+        wgmma_wait<2>();
+        transform(xs, tasks, r, a);
+        wgmma_fence();  // a written, the accumulators read by the last tile's epilogue
 #pragma unroll
-        for (int r = 0; r < 3; ++r)
-          wgmma(acc[j], a_desc + (uint64_t)((j * 2 * kVPitch + r * kT) * 16 >> 4),
-                b_desc + (uint64_t)((j * 3 + r) * 2 * kBlockK * 16 >> 4), chunk > 0 || r > 0);
-      wgmma_commit();
-      wgmma_wait<1>();
+        for (int j = 0; j < 4; ++j)
+          wgmma(acc[j], a[j][r], b_desc + (uint64_t)((j * 3 + r) * 2 * kBlockK * 16 >> 4),
+                chunk > 0 || r > 0);
+        wgmma_commit();
+      }
     }
     wgmma_wait<0>();
     // Ties the accumulators to the wait, so that no read of them moves above it.
@@ -486,7 +482,14 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
     for (int j = 0; j < 4; ++j)
 #pragma unroll
       for (int i = 0; i < 32; ++i) asm volatile("" : "+f"(acc[j][i]));
-    finish(acc, rows_of(tile), tile % kKBlocks * kBlockK, rank, base, bias, residual, y);
+    const int g0 = rows_of(tile), k_block = tile % kKBlocks * kBlockK;
+    if (rank == 0) finish<0>(acc, g0, k_block, base, bias, residual, y);
+    if constexpr (kSplits > 1)
+      if (rank == 1) finish<1 % kSplits>(acc, g0, k_block, base, bias, residual, y);
+    if constexpr (kSplits > 2) {
+      if (rank == 2) finish<2 % kSplits>(acc, g0, k_block, base, bias, residual, y);
+      if (rank == 3) finish<3 % kSplits>(acc, g0, k_block, base, bias, residual, y);
+    }
   }
 }
 
@@ -501,13 +504,14 @@ extern "C" __global__ void wino_f23_ktrans(const half* __restrict__ w, half* __r
   const int k = idx % kK, c = idx / kK;
   const int row = u_row(k % kBlockK);
   const long long chunk_base = ((long long)(k / kBlockK) * kChunks + c / kChunkC) * 12;
+  const int kappa = k_slot(c % kChunkC);
   for (int r = 0; r < 3; ++r) {
     const float g0 = __half2float(w[((r * 3 + 0) * kC + c) * kK + k]);
     const float g1 = __half2float(w[((r * 3 + 1) * kC + c) * kK + k]);
     const float g2 = __half2float(w[((r * 3 + 2) * kC + c) * kK + k]);
     const float u[4] = {g0, 0.5f * (g0 + g1 + g2), 0.5f * (g0 - g1 + g2), g2};
     for (int j = 0; j < 4; ++j)
-      U[(((chunk_base + j * 3 + r) * 2 + c % kChunkC / 8) * kBlockK + row) * 8 + c % 8] =
+      U[(((chunk_base + j * 3 + r) * 2 + kappa / 8) * kBlockK + row) * 8 + kappa % 8] =
           __float2half_rn(u[j]);
   }
 }

@@ -70,8 +70,8 @@ def test_name_round_trips() -> None:
     (fp16(32, 14, 14, 256, 256), ST3.with_(ot_channels=2), "no other knobs but stages"),
     (fp16(32, 14, 14, 256, 256), ST3.with_(tb_n=128), "tb_m, tb_n, tb_k = 128, 64, 16"),
     (fp16(4096, 512, 512, 256, 256), ST3, "fewer than 2^31 elements"),
-    (fp16(32, 28, 28, 128, 128), ST4, "exceeds NVIDIA H100's 232448 B per block: fewer stages"),
-    (fp16(32, 56, 56, 64, 64), ST3, "B per block: the lane or sync-free kernels"),
+    (fp16(32, 56, 56, 64, 64), ST4, "exceeds NVIDIA H100's 232448 B per block: fewer stages"),
+    (fp16(8, 112, 112, 64, 64), ST3, "B per block: the lane or sync-free kernels"),
     (fp16(32, 14, 14, 256, 256), KernelConfig.f23_config(3, c_split=3),
      "c_split=3 blocks per cluster; one of (1, 2, 4)"),
     (fp16(32, 14, 14, 48, 256), CS2, "c_split=2 must divide C=48's 3 chunks of 16 channels"),
@@ -92,7 +92,7 @@ def test_problems_name_the_fix(wl: Conv2dWorkload, cfg: KernelConfig, message: s
     (["--f23", "--arch", "sm_80"], "--f23 runs on sm_90 GPUs (H100, H200), not sm_80"),
     (["--f23", "--accum", "fp16"], "f23 takes fp16 with fp32 accumulators"),
     (["--f23", "--stages", "5"], "stages=5 input buffers per warpgroup"),
-    (["--f23", "--shape", "1,56,56,64,64"], "the lane or sync-free kernels for images this wide"),
+    (["--f23", "--shape", "1,112,112,64,64"], "the lane or sync-free kernels for images this wide"),
     (["--c-split", "2"], "--c-split is a knob of the F(2, 3) kernel: add --f23"),
     (["--f23", "--c-split", "8"], "c_split=8 blocks per cluster; one of (1, 2, 4)"),
     (["--f23", "--persist", "--c-split", "2"], "persistent blocks (pb) do not split C"),
@@ -119,11 +119,9 @@ def test_filled_source_and_launches() -> None:
     assert forward.grid == (2, 1, 1) and forward.block == (256, 1, 1)
     assert not forward.persistent and forward.args == ("x", "U", "bias", "y")
     # U's ring (4 x 24 KB), two warpgroups' 4 patch buffers (V rows 64 + 10 over 5 tiles a row:
-    # 16 x 12 pixels of 24 halves) and V buffers (pitch 76), the ring's 8 mbarriers
+    # 16 x 12 pixels of 24 halves; V itself is not staged), the ring's 8 mbarriers
     patch = 16 * 12 * 24 * 2
-    assert forward.shared_bytes == cfg.smem_bytes(wl) == (4 * 24576 + 2 * (4 * patch
-                                                                         + 2 * 4 * 2 * 76 * 16)
-                                                          + 8 * 8)
+    assert forward.shared_bytes == cfg.smem_bytes(wl) == 4 * 24576 + 2 * 4 * patch + 8 * 8
     assert [ws.count for ws in kernels.workspaces] == [12 * 32 * 128]
     assert "__cluster_dims__" not in kernels.source
     assert "constexpr int kSplits = 1;" in kernels.source
@@ -142,7 +140,8 @@ def test_filled_source_and_launches() -> None:
 
 def test_space_offers_f23_only_where_it_applies() -> None:
     axes = Axes(f23=(False, True))
-    for wl, stages in ((fp16(32, 14, 14, 256, 256), {3, 4}), (fp16(32, 28, 28, 128, 128), {3}),
+    for wl, stages in ((fp16(32, 14, 14, 256, 256), {3, 4}), (fp16(32, 28, 28, 128, 128), {3, 4}),
+                       (fp16(32, 56, 56, 64, 64), {3}),
                        (fp16(128, 7, 7, 512, 512), {3, 4}), (fp16(1, 224, 224, 64, 64), set()),
                        (fp16(32, 14, 14, 256, 256, accum="fp16"), set())):
         space, _ = config_space(wl, H100, axes)
@@ -161,7 +160,7 @@ def test_space_offers_f23_only_where_it_applies() -> None:
     assert {(c.cfg.c_split, c.cfg.persist) for c in space} == {(1, False), (2, False), (1, True)}
 
 
-# Every class of variant: the benchmark's C >= 128 shapes (14², 28² and 7²: 8 to 32 chunks),
+# Every class of variant: the benchmark's C >= 128 shapes (14², 28² and 7²: 8 to 32 chunks), 56²,
 # both ring depths, the whole epilogue and each part, odd widths (a tile's second pixel past the
 # image), one or two chunks (fewer than the rings run ahead), a last block of rows past the
 # images, and two blocks along K; the C split in clusters of 2 and 4 (down to one chunk a block,
@@ -171,6 +170,7 @@ VARIANTS = {
     "c256_14": (fp16(2, 14, 14, 256, 256), ST3),
     "c256_14_st4_epilogue": (fp16(2, 14, 14, 256, 128, epilogue=ALL), ST4),
     "c128_28_residual": (fp16(2, 28, 28, 128, 128, epilogue=("residual",)), ST3),
+    "c64_56_bias": (fp16(2, 56, 56, 64, 128, epilogue=("bias",)), ST3),
     "c512_7_st4_bias_odd": (fp16(3, 7, 7, 512, 64, epilogue=("bias",)), ST4),
     "c16_one_chunk_odd_relu": (fp16(3, 5, 9, 16, 128, epilogue=("relu",)), ST3),
     "c32_two_chunks_st4_epilogue_odd": (fp16(2, 11, 13, 32, 64, epilogue=ALL), ST4),

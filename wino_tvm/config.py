@@ -107,8 +107,9 @@ LANE_WARPGROUP_GROUPS = 4
 WGMMA_ARCH = "sm_90a"
 # The F(2, 3) kernel (templates/f23_wgmma.cu, wino_tvm/f23.py): Winograd along w only, a block
 # of 128 flat tile rows (two warpgroups of m64) x 64 output channels, C in 16-channel chunks,
-# wgmma m64n64k16 with both operands in shared memory. Fixed knobs: (tb_m, tb_n, tb_k), the
-# fragment (the wgmma shape); tuned: the depth of each warpgroup's input ring (stages).
+# wgmma m64n64k16 with V in registers and U in shared memory. Fixed knobs: (tb_m, tb_n, tb_k),
+# the fragment (the wgmma shape); tuned: the depth of each warpgroup's input ring (stages), the
+# C split (c_split) and persistent blocks (persist).
 F23_M = 2  # output pixels per tile, along w
 F23_TILES = (128, 64, 16)
 F23_FRAGMENT = (64, 64, 16)
@@ -395,14 +396,13 @@ class KernelConfig:
     def f23_smem_bytes(self, wl: Conv2dWorkload) -> int:
         """The F(2, 3) kernel's shared memory (templates/f23_wgmma.cu's kSmemBytes, which it
         static_asserts): U's ring of F23_U_STAGES chunks (12 slices of 16 x tb_n), per warpgroup
-        `stages` input patches (its 64 + 2T V rows' pixels, 24 halves each: conflict-free) and
-        two V buffers (4 taps x 2 slabs x a pitch of = 4 mod 8 rows of 16 bytes), and the U
-        ring's two mbarriers a stage."""
+        `stages` input patches (its 64 + 2T V rows' pixels, 24 halves each: conflict-free; V
+        itself goes from the patch into wgmma's A registers), and the U ring's two mbarriers a
+        stage."""
         tiles = -(-wl.w // 2)
         v_rows = F23_WARPGROUP_ROWS + 2 * tiles
-        v_pitch = (v_rows + 3) // 8 * 8 + 4
         patch = ((v_rows - 1) // tiles + 2) * (2 * tiles + 2) * (self.tb_k + 8) * 2
-        group = self.stages * shmem_aligned(patch) + 2 * F23_TAPS * 2 * v_pitch * 16
+        group = self.stages * shmem_aligned(patch)
         u_chunk = 12 * self.tb_k * self.tb_n * 2
         warpgroups = self.tb_m // F23_WARPGROUP_ROWS
         return F23_U_STAGES * u_chunk + warpgroups * group + 2 * F23_U_STAGES * LANE_MBARRIER_BYTES
