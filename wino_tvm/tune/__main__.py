@@ -107,9 +107,10 @@ def _add_space_args(p: argparse.ArgumentParser) -> None:
     axes.add_argument("--f23-stages", type=_ints, default=Axes.f23_stages,
                       help="input buffers per F(2, 3) warpgroup (--f23 --stages)")
     axes.add_argument("--f23-c-split", type=_ints, default=Axes.f23_c_split,
-                      help="blocks per F(2, 3) cluster sharing the C loop (--f23 --c-split)")
+                      help="blocks per F(2, 3) cluster sharing the C loop (--f23 --c-split; "
+                           "default 1,2)")
     axes.add_argument("--f23-persist", type=_bools, default=Axes.f23_persist,
-                      help="0,1: also persistent F(2, 3) blocks (--f23 --persist)")
+                      help="persistent F(2, 3) blocks or not (--f23 --persist; default 0,1)")
     dev = p.add_argument_group("device limits (default: the GPU here)")
     dev.add_argument("--device", choices=sorted(KNOWN_DEVICES), help="use the known table")
     dev.add_argument("--sms", type=int, help="override: streaming multiprocessors")

@@ -118,8 +118,9 @@ class Axes:
     # refuse both at once); its tiles are fixed. Only where the fusions include full.
     f23: tuple[bool, ...] = (False,)
     f23_stages: tuple[int, ...] = F23_STAGES
-    f23_c_split: tuple[int, ...] = (1,)
-    f23_persist: tuple[bool, ...] = (False,)
+    # (cs4 lost everywhere in tune_csplit/: not offered by default)
+    f23_c_split: tuple[int, ...] = (1, 2)
+    f23_persist: tuple[bool, ...] = (False, True)
 
     def configs(self) -> Iterator[KernelConfig]:
         for (tbm, tbn, tbk, frag, fusion, vec, pad, u_smem, persist, groups,
