@@ -1,7 +1,7 @@
 """The benchmark cases with their logged configs, fastest first, for the tune folders' plans
 (bench/results/h100/tune_*/plan.py): each picks its candidates from them."""
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from wino_tvm.config import KNOWN_DEVICES, KernelConfig
 from wino_tvm.suites import BENCH_WORKLOADS, FULL_EPILOGUES, TUNING_LOG
@@ -34,6 +34,14 @@ def logged_cases(
 def fitting(wl: Conv2dWorkload, configs: list[KernelConfig]) -> list[Candidate]:
     """configs for wl once each, in order, without those the H100 refuses."""
     return [Candidate(wl, c) for c in dict.fromkeys(configs) if not c.problems(wl, H100)]
+
+
+def picks_beside(configs: list[KernelConfig],
+                 where: Callable[[Conv2dWorkload], bool]) -> list[Candidate]:
+    """Every logged case where(wl) holds: its logged pick, then those of configs the H100 takes
+    for it (the same run's baseline beside the new configs)."""
+    return [c for wl, logged in logged_cases() if where(wl)
+            for c in fitting(wl, logged[:1] + configs)]
 
 
 def stacked_space(wl: Conv2dWorkload) -> list[Candidate]:

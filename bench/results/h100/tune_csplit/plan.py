@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # bench/tune_cases.py
-from tune_cases import H100, fitting, logged_cases  # noqa: E402
+from tune_cases import H100, picks_beside  # noqa: E402
 
 from wino_tvm.config import F23_C_SPLITS, F23_STAGES, KernelConfig  # noqa: E402
 from wino_tvm.tune.builder import build_plan  # noqa: E402
@@ -18,11 +18,7 @@ F23 = [KernelConfig.f23_config(stages, c_split)
 
 
 def cases() -> list[Candidate]:
-    out = []
-    for wl, configs in logged_cases():
-        if wl.c >= 128 and wl.accum == "fp32":
-            out += fitting(wl, configs[:1] + F23)
-    return out
+    return picks_beside(F23, lambda wl: wl.c >= 128 and wl.accum == "fp32")
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # bench/tune_cases.py
-from tune_cases import H100, fitting, logged_cases  # noqa: E402
+from tune_cases import H100, picks_beside  # noqa: E402
 
 from wino_tvm.config import F23_STAGES, KernelConfig  # noqa: E402
 from wino_tvm.tune.builder import build_plan  # noqa: E402
@@ -20,11 +20,8 @@ F23 = [KernelConfig.f23_config(stages, c_split, persist) for stages, c_split, pe
 
 
 def cases() -> list[Candidate]:
-    out = []
-    for wl, configs in logged_cases():
-        if wl.c >= 128 or wl.h == 56:
-            out += fitting(wl, configs[:1] + (F23 if wl.accum == "fp32" else []))
-    return out
+    # fitting() drops the F(2, 3) configs from the fp16-accumulator cases (fp32 only)
+    return picks_beside(F23, lambda wl: wl.c >= 128 or wl.h == 56)
 
 
 if __name__ == "__main__":
