@@ -218,8 +218,9 @@ __device__ __forceinline__ void stage_x(uint32_t stage, const half* __restrict__
   asm volatile("cp.async.commit_group;" ::: "memory");
 }
 
-// wgmma's A fragments of V_j = B^T d for each tap j and filter row r, straight from the staged
-// patch into registers: a[j][r] = {rows g, g + 8 of channels 4q, 4q + 1; the same of 4q + 2, 4q + 3}.
+// wgmma's A fragments of V_j = B^T d for each tap j, filter row r, straight from the staged
+// patch into registers: a[j][r] = {rows g, g + 8 of channels 4q, 4q + 1; the same of 4q + 2,
+// 4q + 3}.
 __device__ __forceinline__ void transform(const half* xs, const TransformPlan& plan, int r,
                                           uint32_t (&a)[4][3][4]) {
 #pragma unroll

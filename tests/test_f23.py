@@ -160,7 +160,7 @@ def test_space_offers_f23_only_where_it_applies() -> None:
     assert {(c.cfg.c_split, c.cfg.persist) for c in space} == {(1, False), (2, False), (1, True)}
 
 
-# Every class of variant: the benchmark's C >= 128 shapes (14², 28² and 7²: 8 to 32 chunks), 56²,
+# Every class of variant: the benchmark's C >= 128 shapes (14², 28², 7²: 8 to 32 chunks), 56²,
 # both ring depths, the whole epilogue and each part, odd widths (a tile's second pixel past the
 # image), one or two chunks (fewer than the rings run ahead), a last block of rows past the
 # images, and two blocks along K; the C split in clusters of 2 and 4 (down to one chunk a block,
