@@ -64,7 +64,8 @@ constexpr int kTiles = kKBlocks * ((kRows + kBlockRows - 1) / kBlockRows);
 constexpr int kVRows = kGroupRows + 2 * kT;  // a warpgroup's V rows: its own and 2 T below
 constexpr int kPatchRows = (kVRows - 1) / kT + 2;
 constexpr int kPatchCols = 2 * kT + 2;
-constexpr int kPix = kChunkC + 8;  // halves per staged pixel: tiles 2 pixels apart in distinct banks
+// Halves per staged pixel: a warp's 8-byte loads of tiles 2 pixels apart fall in distinct banks.
+constexpr int kPix = kChunkC + 8;
 constexpr int kUStages = 4, kUAhead = 2;    // U's ring: 2 chunks in flight, 2 being read
 constexpr int kXAhead = kXStages - 1;       // all input stages but the one being read in flight
 constexpr int kXBytes = (kPatchRows * kPatchCols * kPix * 2 + 127) / 128 * 128;
