@@ -219,21 +219,27 @@ __device__ __forceinline__ void stage_x(uint32_t stage, const half* __restrict__
   asm volatile("cp.async.commit_group;" ::: "memory");
 }
 
-// wgmma's A fragments of V_j = B^T d for each tap j, filter row r, straight from the staged
-// patch into registers: a[j][r] = {rows g, g + 8 of channels 4q, 4q + 1; the same of 4q + 2,
-// 4q + 3}.
-__device__ __forceinline__ void transform(const half* xs, const TransformPlan& plan, int r,
-                                          uint32_t (&a)[4][3][4]) {
+// The patch values of filter row r's A rows (g, g + 8): 4 pixels of 4 channels each.
+using RowPixels = uint2[2][4];
+__device__ __forceinline__ void load_row(const half* xs, const TransformPlan& plan, int r,
+                                         RowPixels& d) {
 #pragma unroll
-  for (int hh = 0; hh < 2; ++hh) {
-    const half* src = xs + plan.src[hh] + r * kPatchCols * kPix;
-    uint2 d[4];
+  for (int hh = 0; hh < 2; ++hh)
 #pragma unroll
-    for (int e = 0; e < 4; ++e) d[e] = *reinterpret_cast<const uint2*>(src + e * kPix);
+    for (int e = 0; e < 4; ++e)
+      d[hh][e] = *reinterpret_cast<const uint2*>(xs + plan.src[hh] + r * kPatchCols * kPix +
+                                                 e * kPix);
+}
+
+// wgmma's A fragments of V_j = B^T d for each tap j, filter row r, from load_row's values:
+// a[j][r] = {rows g, g + 8 of channels 4q, 4q + 1; the same of 4q + 2, 4q + 3}.
+__device__ __forceinline__ void transform(const RowPixels& d, int r, uint32_t (&a)[4][3][4]) {
+#pragma unroll
+  for (int hh = 0; hh < 2; ++hh)
 #pragma unroll
     for (int part = 0; part < 2; ++part) {  // channels 4q, 4q + 1, then 4q + 2, 4q + 3
       const auto at = [&](int e) {
-        const uint32_t word = part ? d[e].y : d[e].x;
+        const uint32_t word = part ? d[hh][e].y : d[hh][e].x;
         return *reinterpret_cast<const half2*>(&word);
       };
       const half2 v[4] = {__hsub2(at(0), at(2)), __hadd2(at(1), at(2)), __hsub2(at(2), at(1)),
@@ -242,7 +248,6 @@ __device__ __forceinline__ void transform(const half* xs, const TransformPlan& p
       for (int j = 0; j < 4; ++j)
         a[j][r][2 * part + hh] = *reinterpret_cast<const uint32_t*>(&v[j]);
     }
-  }
 }
 
 // A thread's output slots (2 rows x 2 pixels of its tile rows), 16 channels each. With C split
@@ -465,11 +470,15 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
       const half* xs = reinterpret_cast<const half*>(smem + (x_base - base) + x_stage * kXBytes);
       const uint64_t b_desc = b_desc0 + (uint64_t)(u_stage * kUBytes >> 4);
       // One commit group per filter row r: its transform overlaps the MMAs of the two before.
-      // a[.][r]'s registers belong to the last chunk's group r until it is done (wait 2).
+      // a[.][r]'s registers belong to the last chunk's group r until it is done (wait 2); the
+      // next row's loads are issued before that wait.
+      RowPixels d[2];
+      load_row(xs, tasks, 0, d[0]);
 #pragma unroll
       for (int r = 0; r < 3; ++r) {
+        if (r < 2) load_row(xs, tasks, r + 1, d[(r + 1) % 2]);
         wgmma_wait<2>();
-        transform(xs, tasks, r, a);
+        transform(d[r % 2], r, a);
         wgmma_fence();  // a written, the accumulators read by the last tile's epilogue
 #pragma unroll
         for (int j = 0; j < 4; ++j)
