@@ -121,9 +121,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--f23", action="store_true",
                    help="full fusion by one-dimensional Winograd F(2, 3) along w "
                         "(templates/f23_wgmma.cu; fp16 with --accum fp32, m=2, C a multiple of "
-                        "16, K of 64; sm_90 GPUs, compiled for sm_90a): 3 GEMMs per tap over "
-                        "shifted tile rows, wgmma from shared memory, for C >= 128; sets the "
-                        "tiles, the fragment and --fusion full")
+                        "16, K of 64, W up to 80; sm_90 GPUs, compiled for sm_90a): 3 GEMMs "
+                        "per tap over shifted tile rows, wgmma with V in registers, for "
+                        "C >= 128; sets the tiles, the fragment and --fusion full")
     p.add_argument("--c-split", type=int, default=1,
                    help="with --f23: a cluster of this many blocks (1, 2 or 4) shares each "
                         "block's outputs, each taking that share of the C loop, for workloads "

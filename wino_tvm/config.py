@@ -200,8 +200,9 @@ class KernelConfig:
     # barrier the block's, the tap split's exchange in memory of its own
     stack: bool = False
     # the F(2, 3) kernel (templates/f23_wgmma.cu, not a TVM prototype): Winograd along w only,
-    # wgmma from shared memory (sm_90a); tb_m, tb_n, tb_k and the fragment fixed (F23_TILES,
-    # F23_FRAGMENT), stages = each warpgroup's input buffers
+    # wgmma with V in registers (sm_90a); tb_m, tb_n, tb_k and the fragment fixed (F23_TILES,
+    # F23_FRAGMENT), stages = each warpgroup's input buffers, persist = resident blocks looping
+    # over the tiles
     f23: bool = False
     # F(2, 3) kernel: a cluster of c_split blocks shares each block's outputs, each taking
     # 1 / c_split of the C loop (more blocks where one per 128 rows x 64 channels leaves SMs idle)

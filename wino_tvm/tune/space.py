@@ -189,7 +189,8 @@ def sm_fill(wl: Conv2dWorkload, cfg: KernelConfig, device: DeviceLimits) -> str 
     """N_TB >= N_SM, so that no SM idles; a workload too small for that with any tiling needs
     only as many blocks as its finest tiling gives (else its space would be empty). The F(2, 3)
     kernel has one tiling, so nothing finer to prefer (its 108 blocks at N=32 14^2 were its
-    fastest against cuDNN: bench/results/h100/f23_wgmma/ run 9)."""
+    fastest against cuDNN: bench/results/h100/f23_wgmma/ run 9); more blocks through its C
+    split are a tuned knob, a loss except where SMs idle (bench/results/h100/tune_csplit/)."""
     if cfg.f23:
         return None
     need = min(device.sms, max_blocks(wl))
