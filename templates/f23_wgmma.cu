@@ -45,6 +45,11 @@ constexpr int kN = {{N}}, kH = {{H}}, kW = {{W}}, kC = {{C}}, kK = {{K}};
 constexpr int kXStages = {{X_STAGES}};      // a warpgroup's input ring (stages)
 constexpr int kSplits = {{C_SPLITS}};       // blocks of a cluster (along z) sharing the C loop
 constexpr bool kPersist = {{PERSIST}};      // blocks loop over the tiles (grid.x resident blocks)
+// Persistent blocks each take a contiguous 1 / gridDim.x of all tiles' chunks (stream-K), so a
+// tile may be split between blocks: the last wave's imbalance goes (N=128 14²: 420 tiles on 132
+// SMs run 4 rounds for 3.18 of work).
+constexpr bool kStreamK = {{STREAM_K}};
+constexpr int kMaxBlocks = {{SK_MAX_BLOCKS}};  // stream-K: the launch's most blocks (partials' slots)
 constexpr bool kBias = {{BIAS}}, kResidual = {{RESIDUAL}}, kRelu = {{RELU}};
 
 constexpr int kT = (kW + 1) / 2;            // tiles per row
@@ -77,6 +82,7 @@ constexpr int kSmemBytes = kUStages * kUBytes + kWarpgroups * kGroupBytes + 2 * 
 static_assert(kC % kChunkC == 0 && kK % kBlockK == 0, "f23: C % 16 == 0 and K % 64 == 0");
 static_assert(kChunks % kSplits == 0, "f23: the C splits must take whole 16-channel chunks");
 static_assert(!(kPersist && kSplits > 1), "f23: persistent blocks do not split C");
+static_assert(!kStreamK || kPersist, "f23: stream-K is a schedule of persistent blocks");
 // wino_tvm.config computes the launch's dynamic shared memory on its own; they must agree.
 static_assert(kSmemBytes == {{SMEM_BYTES}}, "f23: KernelConfig.f23_smem_bytes is out of step");
 
@@ -310,22 +316,109 @@ __device__ __forceinline__ void reduce_splits(float (&part)[kSlots][16], uint32_
   cluster_sync();
 }
 
+// Stream-K's split tiles. A tile's pieces after the one with its first chunk are the first
+// pieces of the next blocks' shares (so one slot a block suffices), done as they start; the block
+// with the first chunk does it last and finishes the tile, adding the others' partial sums (after
+// OTrans: 64 floats a thread) from global memory. Each warpgroup has its own half slot and flag,
+// so the two stay out of step. A block waits only for later blocks, which write before they wait
+// for anything, and all are resident: no deadlock. The flags are 0 between launches
+// (wino_f23_clear_flags in the weight transform, then each finisher clears what it waited for).
+enum class Piece { kWhole, kStore, kGather };
+
+// Where block b's share of all tiles' chunks (iterations) starts.
+__device__ __forceinline__ int share_begin(int block) {
+  return (int)((long long)block * kTiles * kRankChunks / gridDim.x);
+}
+
+// The warpgroup's slot in partials: [block][warpgroup][slot * 4 + quad][thread] float4s.
+__device__ __forceinline__ int partial_slot(int block, int warpgroup) {
+  return (block * kWarpgroups + warpgroup) * kSlots * 4 * kGroupThreads;
+}
+
+__device__ __forceinline__ void store_partials(const float (&part)[kSlots][16],
+                                               float* __restrict__ partials,
+                                               unsigned* __restrict__ flags) {
+  const int warpgroup = threadIdx.x / kGroupThreads, tid = threadIdx.x % kGroupThreads;
+  float4* dst = reinterpret_cast<float4*>(partials) + partial_slot(blockIdx.x, warpgroup) + tid;
+#pragma unroll
+  for (int slot = 0; slot < kSlots; ++slot)
+#pragma unroll
+    for (int quad = 0; quad < 4; ++quad)
+      __stcg(dst + (slot * 4 + quad) * kGroupThreads,
+             make_float4(part[slot][4 * quad], part[slot][4 * quad + 1],
+                         part[slot][4 * quad + 2], part[slot][4 * quad + 3]));
+  group_sync(warpgroup);  // the warpgroup's stores, then one release (CUTLASS's barrier pattern)
+  if (tid == 0)
+    asm volatile("st.release.gpu.global.u32 [%0], 1;" ::"l"(flags + blockIdx.x * kWarpgroups +
+                                                            warpgroup) : "memory");
+}
+
+// Adds the partial sums of the tile's later pieces (the blocks after this one whose shares
+// start before tile_end, the iteration after the tile's last chunk) to the accumulators, before
+// OTrans: output pixel 0 of a tile takes M_0 once and pixel 1 -M_3 once, so adding a partial
+// pixel 0 to M_0 and subtracting pixel 1 from M_3 sums them (in the partials' 64 registers
+// instead, the reduction spilled beside the 128 accumulators).
+__device__ __forceinline__ void gather_partials(float (&acc)[4][32], int tile_end,
+                                                const float* __restrict__ partials,
+                                                unsigned* __restrict__ flags) {
+  const int warpgroup = threadIdx.x / kGroupThreads, tid = threadIdx.x % kGroupThreads;
+  int last = blockIdx.x + 1;
+  while (last + 1 < (int)gridDim.x && share_begin(last + 1) < tile_end) ++last;
+  if (tid == 0)
+    for (int block = blockIdx.x + 1; block <= last; ++block) {
+      unsigned* flag = flags + block * kWarpgroups + warpgroup;
+      for (uint32_t ready = 0; ready != 1;)
+        asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(ready) : "l"(flag) : "memory");
+      *flag = 0;  // for the next launch
+    }
+  group_sync(warpgroup);
+  for (int block = blockIdx.x + 1; block <= last; ++block) {
+    const float4* src =
+        reinterpret_cast<const float4*>(partials) + partial_slot(block, warpgroup) + tid;
+#pragma unroll
+    for (int slot = 0; slot < kSlots; ++slot)
+#pragma unroll
+      for (int quad = 0; quad < 4; ++quad) {
+        const float4 v = __ldcg(src + (slot * 4 + quad) * kGroupThreads);
+        const float add[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {  // part[slot][n]: n = 2 nb + (i % 2), rows hh = slot / 2
+          const int n = 4 * quad + e, i = n / 2 * 4 + slot / 2 * 2 + n % 2;
+          if (slot % 2 == 0) acc[0][i] += add[e];
+          else acc[3][i] -= add[e];
+        }
+      }
+  }
+}
+
 // 8 bytes of fp16 pairs as float2s (the epilogue's bias and residual).
 __device__ __forceinline__ float2 pair_at(const uint4& v, int j) {
   const uint32_t word = j == 0 ? v.x : j == 1 ? v.y : j == 2 ? v.z : v.w;
   return __half22float2(*reinterpret_cast<const half2*>(&word));
 }
 
-// A tile's outputs after its chunks: OTrans, the C split's reduction, the epilogue.
-// The rank is a template argument so that the slots other ranks finish die at their stores.
+// What a block does with a tile's partial sums after its piece of the chunks (stream-K).
+struct PieceEnd {
+  Piece piece;
+  int tile_end;                  // kGather: the iteration after the tile's last chunk
+  float* __restrict__ partials;  // stream-K's workspaces (else null)
+  unsigned* __restrict__ flags;
+};
+
+// A tile's outputs after its chunks: OTrans, the C split's or stream-K's reduction, the
+// epilogue. The rank is a template argument so that the slots other ranks finish die at their
+// stores.
 template <int rank>
-__device__ __forceinline__ void finish(const float (&acc)[4][32], int g0, int k_block,
-                                       uint32_t base, const half* __restrict__ bias,
+__device__ __forceinline__ void finish(float (&acc)[4][32], int g0, int k_block,
+                                       uint32_t base, const PieceEnd& end,
+                                       const half* __restrict__ bias,
                                        const half* __restrict__ residual, half* __restrict__ y) {
   // OTrans y = A^T M (A^T = [[1, 1, 1, 0], [0, 1, -1, -1]]) in fp32. Lane (g, q) of warp w
   // holds rows 16 (w % 4) + g + 8 hh of its warpgroup, and channels k_block + 16 q .. + 15 of
   // them (KTrans's permutation): part[2 hh + px][2 nb + e] is output pixel 2 t + px of row
-  // hh's tile, channel 16 q + 2 nb + e.
+  // hh's tile, channel 16 q + 2 nb + e. Stream-K's later pieces are added first.
+  if constexpr (kStreamK)
+    if (end.piece == Piece::kGather) gather_partials(acc, end.tile_end, end.partials, end.flags);
   float part[kSlots][16];
 #pragma unroll
   for (int hh = 0; hh < 2; ++hh)
@@ -338,6 +431,8 @@ __device__ __forceinline__ void finish(const float (&acc)[4][32], int g0, int k_
         part[2 * hh + 1][2 * nb + e] = acc[1][i] - acc[2][i] - acc[3][i];
       }
   if constexpr (kSplits > 1) reduce_splits<rank>(part, base);
+  if constexpr (kStreamK)
+    if (end.piece == Piece::kStore) return store_partials(part, end.partials, end.flags);
 
   // The epilogue relu(conv + bias + residual) in fp32 of the slots this block owns.
   const int warp = (threadIdx.x >> 5) & 3, lane = threadIdx.x & 31, g = lane >> 2, q = lane & 3;
@@ -388,7 +483,9 @@ __device__ __forceinline__ void finish(const float (&acc)[4][32], int g0, int k_
 
 __device__ __forceinline__ void forward(const half* __restrict__ x, const half* __restrict__ U,
                                         const half* __restrict__ bias,
-                                        const half* __restrict__ residual, half* __restrict__ y) {
+                                        const half* __restrict__ residual,
+                                        float* __restrict__ partials, unsigned* __restrict__ flags,
+                                        half* __restrict__ y) {
   extern __shared__ __align__(128) unsigned char smem[];
   const uint32_t base = (uint32_t)__cvta_generic_to_shared(smem);
   const int warpgroup = threadIdx.x / kGroupThreads, tid = threadIdx.x % kGroupThreads;
@@ -396,13 +493,20 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
   const uint32_t bars = base + kUStages * kUBytes + kWarpgroups * kGroupBytes;
   const auto full = [&](int stage) { return bars + 8u * stage; };
   const auto empty = [&](int stage) { return bars + 8u * (kUStages + stage); };
-  // The block's tiles (128 rows x 64 channels, channels fastest): its own, or with kPersist
-  // every gridDim.x-th from blockIdx.x. Its iterations run through their chunks one after the
-  // other, so the rings and copies run on into the next tile.
+  // The block's tiles (128 rows x 64 channels, channels fastest): its own, with kPersist every
+  // gridDim.x-th from blockIdx.x, with kStreamK the chunks from share_begin(blockIdx.x) to the
+  // next block's (iterations of all tiles' chunks in order). Its iterations run through their
+  // chunks one after the other, so the rings and copies run on into the next tile.
+  if (kStreamK && gridDim.x > kMaxBlocks) __trap();  // the launch keeps to the partials' slots
   const int first = kPersist ? blockIdx.x : blockIdx.y * kKBlocks + blockIdx.x;
   const int stride = kPersist ? gridDim.x : 1;
-  const int iterations = (kPersist ? (kTiles - first + stride - 1) / stride : 1) * kRankChunks;
-  const auto tile_of = [&](int it) { return first + it / kRankChunks * stride; };
+  const int begin = kStreamK ? share_begin(blockIdx.x) : 0;
+  const int iterations = kStreamK ? share_begin(blockIdx.x + 1) - begin
+                         : (kPersist ? (kTiles - first + stride - 1) / stride : 1) * kRankChunks;
+  const auto tile_of = [&](int it) {
+    return kStreamK ? (begin + it) / kRankChunks : first + it / kRankChunks * stride;
+  };
+  const auto chunk_of = [&](int it) { return (begin + it) % kRankChunks; };
   const auto rows_of = [&](int tile) {
     return tile / kKBlocks * kBlockRows + warpgroup * kGroupRows;
   };
@@ -410,13 +514,13 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
   const int rank = kSplits > 1 ? cluster_rank() : 0;
   const half* x_rank = x + rank * kRankChunks * kChunkC;
   const auto u_src = [&](int it) {
-    const int chunk = tile_of(it) % kKBlocks * kChunks + rank * kRankChunks + it % kRankChunks;
+    const int chunk = tile_of(it) % kKBlocks * kChunks + rank * kRankChunks + chunk_of(it);
     return reinterpret_cast<const unsigned char*>(U) + (long long)chunk * kUBytes;
   };
   CopyPlan copies;
   const auto copy_x = [&](int it) {  // iteration it's patch into its stage, one commit group
-    if (it % kRankChunks == 0) copies = plan_copies(tid, rows_of(tile_of(it)));
-    stage_x(x_base + it % kXStages * kXBytes, x_rank, copies, tid, it % kRankChunks);
+    if (it == 0 || chunk_of(it) == 0) copies = plan_copies(tid, rows_of(tile_of(it)));
+    stage_x(x_base + it % kXStages * kXBytes, x_rank, copies, tid, chunk_of(it));
   };
   // Descriptor of U's slice (j, r) = (0, 0) at stage 0; the slice and stage add constants.
   const uint64_t b_desc0 = descriptor(base, 16u * kBlockK);
@@ -450,9 +554,11 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
 
   uint32_t a[4][3][4];  // wgmma's A fragments, [tap][filter row]
   for (int it = 0; it < iterations;) {
-    const int tile = tile_of(it);
+    // The tile's piece: all its chunks but with stream-K, where a share may start or end inside.
+    const int tile = tile_of(it), chunk0 = chunk_of(it);
+    const int chunks = kStreamK ? min(kRankChunks - chunk0, iterations - it) : kRankChunks;
     const TransformPlan tasks = plan_transform(tid, rows_of(tile));
-    for (int chunk = 0; chunk < kRankChunks; ++chunk, ++it) {
+    for (int chunk = 0; chunk < chunks; ++chunk, ++it) {
       const int u_stage = it % kUStages, x_stage = it % kXStages;
       asm volatile("cp.async.wait_group %0;" ::"n"(kXAhead - 1) : "memory");
       bar_wait(full(u_stage), it / kUStages & 1);
@@ -494,12 +600,16 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
 #pragma unroll
       for (int i = 0; i < 32; ++i) asm volatile("" : "+f"(acc[j][i]));
     const int g0 = rows_of(tile), k_block = tile % kKBlocks * kBlockK;
-    if (rank == 0) finish<0>(acc, g0, k_block, base, bias, residual, y);
+    const PieceEnd end = {!kStreamK || chunks == kRankChunks ? Piece::kWhole
+                          : chunk0 > 0                       ? Piece::kStore
+                                                             : Piece::kGather,
+                          (tile + 1) * kRankChunks, partials, flags};
+    if (rank == 0) finish<0>(acc, g0, k_block, base, end, bias, residual, y);
     if constexpr (kSplits > 1)
-      if (rank == 1) finish<1 % kSplits>(acc, g0, k_block, base, bias, residual, y);
+      if (rank == 1) finish<1 % kSplits>(acc, g0, k_block, base, end, bias, residual, y);
     if constexpr (kSplits > 2) {
-      if (rank == 2) finish<2 % kSplits>(acc, g0, k_block, base, bias, residual, y);
-      if (rank == 3) finish<3 % kSplits>(acc, g0, k_block, base, bias, residual, y);
+      if (rank == 2) finish<2 % kSplits>(acc, g0, k_block, base, end, bias, residual, y);
+      if (rank == 3) finish<3 % kSplits>(acc, g0, k_block, base, end, bias, residual, y);
     }
   }
 }
@@ -527,7 +637,13 @@ extern "C" __global__ void wino_f23_ktrans(const half* __restrict__ w, half* __r
   }
 }
 
+// Stream-K's flags start at 0 (each finisher clears the ones it waited for).
+extern "C" __global__ void wino_f23_clear_flags(unsigned* __restrict__ flags) {
+  const int idx = blockIdx.x * blockDim.x + threadIdx.x;
+  if (idx < wino_f23::kMaxBlocks * wino_f23::kWarpgroups) flags[idx] = 0;
+}
+
 extern "C" __global__ void __launch_bounds__(wino_f23::kThreads, 1) {{CLUSTER_DIMS}}
     wino_f23_forward({{FORWARD_PARAMS}}) {
-  wino_f23::forward(x, U, {{BIAS_ARG}}, {{RESIDUAL_ARG}}, y);
+  wino_f23::forward(x, U, {{BIAS_ARG}}, {{RESIDUAL_ARG}}, {{PARTIALS_ARG}}, {{FLAGS_ARG}}, y);
 }

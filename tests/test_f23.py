@@ -33,6 +33,7 @@ ALL = ("bias", "residual", "relu")
 ST3, ST4 = KernelConfig.f23_config(3), KernelConfig.f23_config(4)
 CS2, CS4 = KernelConfig.f23_config(3, c_split=2), KernelConfig.f23_config(4, c_split=4)
 PB3 = KernelConfig.f23_config(3, persist=True)
+SK3 = KernelConfig.f23_config(3, persist=True, stream_k=True)
 
 
 def fp16(*shape: int, accum: str = "fp32", epilogue: tuple[str, ...] = (),
@@ -49,12 +50,15 @@ def test_name_round_trips() -> None:
     assert CS2.name(wl) == name + "-cs2" and KernelConfig.parse(name + "-cs2")[1] == CS2
     persistent = name.replace("-f23", "-pb-f23")
     assert PB3.name(wl) == persistent and KernelConfig.parse(persistent)[1] == PB3
+    assert SK3.name(wl) == persistent.replace("-f23", "-f23-sk")
+    assert KernelConfig.parse(SK3.name(wl))[1] == SK3
     assert ST3.needs_sm90a
     # f23 is a kernel of its own: not persistent, not the lane kernel, no lane knob but stages
     for bad in (persistent + "-cs2", name.replace("-f23", "-pb-lane-f23"),
                 name.replace("-f23", "-wg-f23"), name.replace("-f23", "-f23-ts2"),
                 name.replace("-f23-st3", "-st3"), name.replace("-f23-st3", "-pb-lane-cs2"),
-                name + "-cs1"):
+                name + "-cs1", name.replace("-f23", "-f23-sk"),
+                name.replace("-f23", "-pb-lane-sk")):
         with pytest.raises(Exception, match="not a wino-tvm config name"):
             KernelConfig.parse(bad)
 
@@ -79,6 +83,10 @@ def test_name_round_trips() -> None:
      "c_split=2: a knob of the F(2, 3) kernel only: drop it or add f23"),
     (fp16(32, 14, 14, 256, 256), KernelConfig.f23_config(3, c_split=2, persist=True),
      "persistent blocks (pb) do not split C (c_split=2): drop one"),
+    (fp16(32, 14, 14, 256, 256), KernelConfig.f23_config(3, stream_k=True),
+     "stream-K (sk) is a schedule of persistent blocks: add persist (pb)"),
+    (fp16(32, 14, 14, 256, 256), KernelConfig(persist=True, stream_k=True),
+     "stream_k: a schedule of the F(2, 3) kernel only: drop it or add f23"),
 ])
 def test_problems_name_the_fix(wl: Conv2dWorkload, cfg: KernelConfig, message: str) -> None:
     assert message in "; ".join(cfg.problems(wl, H100))
@@ -87,7 +95,7 @@ def test_problems_name_the_fix(wl: Conv2dWorkload, cfg: KernelConfig, message: s
 @pytest.mark.parametrize("argv, message", [
     (["--f23", "--lane"], "--f23 and --lane are two different kernels"),
     (["--f23", "--tb-n", "32"], "--f23 fixes the tiles, the fragment and every knob but --stages"),
-    (["--f23", "--groups", "2"], "but --stages, --c-split and --persist: drop the others"),
+    (["--f23", "--groups", "2"], "but --stages, --c-split, --persist and --stream-k: drop the others"),
     (["--f23", "--wgmma"], "--f23 fixes the tiles"),
     (["--f23", "--arch", "sm_80"], "--f23 runs on sm_90 GPUs (H100, H200), not sm_80"),
     (["--f23", "--accum", "fp16"], "f23 takes fp16 with fp32 accumulators"),
@@ -96,6 +104,8 @@ def test_problems_name_the_fix(wl: Conv2dWorkload, cfg: KernelConfig, message: s
     (["--c-split", "2"], "--c-split is a knob of the F(2, 3) kernel: add --f23"),
     (["--f23", "--c-split", "8"], "c_split=8 blocks per cluster; one of (1, 2, 4)"),
     (["--f23", "--persist", "--c-split", "2"], "persistent blocks (pb) do not split C"),
+    (["--stream-k"], "--stream-k is a schedule of the F(2, 3) kernel: add --f23 --persist"),
+    (["--f23", "--stream-k"], "stream-K (sk) is a schedule of persistent blocks: add persist"),
 ])
 def test_cli_refuses_bad_input_in_one_line(argv: list[str], message: str,
                                            capsys: pytest.CaptureFixture[str]) -> None:
@@ -136,6 +146,22 @@ def test_filled_source_and_launches() -> None:
     assert forward.grid == (2, 1, 1) and forward.persistent
     assert "constexpr bool kPersist = true;" in f23_kernels(wl, PB3).source
     assert "constexpr bool kPersist = false;" in kernels.source
+    # stream-K: a block per chunk of all tiles (2 tiles x 2 chunks), its partial sums' and
+    # flags' workspaces, the flags cleared in the weight transform
+    streamed = f23_kernels(wl, SK3)
+    (forward,) = streamed.forward_launches
+    assert forward.grid == (4, 1, 1) and forward.persistent
+    assert forward.args == ("x", "U", "bias", "partials", "flags", "y")
+    assert [(ws.name, ws.c_type, ws.count) for ws in streamed.workspaces] == [
+        ("U", "half", 12 * 32 * 128), ("partials", "float", 144 * 256 * 64),
+        ("flags", "unsigned", 144 * 2)]
+    assert [launch.kernel for launch in streamed.weight_launches] == [
+        "wino_f23_ktrans", "wino_f23_clear_flags"]
+    assert "constexpr bool kStreamK = true;" in streamed.source
+    assert "constexpr bool kStreamK = false;" in kernels.source
+    # at most F23_SK_MAX_BLOCKS blocks, the partials' slots
+    (forward,) = f23_kernels(fp16(128, 14, 14, 256, 256), SK3).forward_launches
+    assert forward.grid == (144, 1, 1)
 
 
 def test_space_offers_f23_only_where_it_applies() -> None:
@@ -154,10 +180,11 @@ def test_space_offers_f23_only_where_it_applies() -> None:
     for wl, offered in ((fp16(32, 28, 28, 128, 128), {1, 2, 4}), (fp16(8, 14, 14, 32, 64), {1, 2})):
         space, _ = config_space(wl, H100, splits)
         assert {c.cfg.c_split for c in space if c.cfg.f23} == offered
-    # persistent blocks, not with the C split
+    # persistent blocks, not with the C split; stream-K only on persistent blocks
     both = Axes(f23=(True,), f23_stages=(3,), f23_c_split=(1, 2), f23_persist=(False, True))
     space, _ = config_space(fp16(32, 28, 28, 128, 128), H100, both)
-    assert {(c.cfg.c_split, c.cfg.persist) for c in space} == {(1, False), (2, False), (1, True)}
+    assert {(c.cfg.c_split, c.cfg.persist, c.cfg.stream_k) for c in space} == {
+        (1, False, False), (2, False, False), (1, True, False), (1, True, True)}
 
 
 # Every class of variant: the benchmark's C >= 128 shapes (14², 28², 7²: 8 to 32 chunks), 56²,
@@ -179,6 +206,9 @@ VARIANTS = {
     "c64_cs4_one_chunk_odd_bias_relu": (fp16(2, 11, 13, 64, 64, epilogue=("bias", "relu")), CS4),
     "c48_pb_odd_epilogue_148_tiles": (fp16(48, 13, 13, 48, 256, epilogue=ALL), PB3),
     "c16_28_pb_one_chunk_relu_312_tiles": (fp16(12, 28, 28, 16, 512, epilogue=("relu",)), PB3),
+    "c256_14_sk_n128": (fp16(128, 14, 14, 256, 256), SK3),
+    "c48_sk_odd_epilogue_148_tiles": (fp16(48, 13, 13, 48, 256, epilogue=ALL), SK3),
+    "c32_sk_two_tiles_odd_epilogue": (fp16(3, 5, 9, 32, 128, epilogue=ALL), SK3),
 }
 
 
@@ -200,8 +230,9 @@ def test_every_variant_compiles_without_spills(artifacts: dict[str, Path]) -> No
 
 @pytest.mark.nvcc
 @needs_nvcc
-def test_library_compiles_for_sm_90a(tmp_path: Path) -> None:
-    wl, cfg = VARIANTS["c256_14_st4_epilogue"]
+@pytest.mark.parametrize("variant", ["c256_14_st4_epilogue", "c48_sk_odd_epilogue_148_tiles"])
+def test_library_compiles_for_sm_90a(tmp_path: Path, variant: str) -> None:
+    wl, cfg = VARIANTS[variant]
     spec = workload_spec(wl, cfg.fusion, cfg.name(wl), "test", f23_kernels(wl, cfg))
     write_artifact(spec, tmp_path, {KERNELS_FILE: spec.kernels_source})
     assert compile_library(tmp_path, "sm_90").stat().st_size > 0

@@ -109,7 +109,7 @@ WGMMA_ARCH = "sm_90a"
 # of 128 flat tile rows (two warpgroups of m64) x 64 output channels, C in 16-channel chunks,
 # wgmma m64n64k16 with V in registers and U in shared memory. Fixed knobs: (tb_m, tb_n, tb_k),
 # the fragment (the wgmma shape); tuned: the depth of each warpgroup's input ring (stages), the
-# C split (c_split) and persistent blocks (persist).
+# C split (c_split), persistent blocks (persist) and their stream-K schedule (stream_k).
 F23_M = 2  # output pixels per tile, along w
 F23_TILES = (128, 64, 16)
 F23_FRAGMENT = (64, 64, 16)
@@ -119,6 +119,10 @@ F23_C_SPLITS = (1, 2, 4)
 F23_WARPGROUP_ROWS = 64
 F23_TAPS = 4  # V_j, j = 0..3: the accumulator sets
 F23_U_STAGES = 4  # U's ring of bulk copies
+# Stream-K: the most blocks a launch takes (one slot of partial sums each); sm_90 parts have at
+# most 132 SMs and one F(2, 3) block fits an SM.
+F23_SK_MAX_BLOCKS = 144
+F23_SK_SLOT_FLOATS = 128 * 2 * 64  # a block's partial sums: 64 floats a thread
 # The kernel's offsets into x are 32-bit.
 F23_MAX_ELEMENTS = 2**31 - 1
 # TMA lane kernels: patch buffers start on 128-byte boundaries (a cp.async.bulk.tensor
@@ -207,6 +211,9 @@ class KernelConfig:
     # F(2, 3) kernel: a cluster of c_split blocks shares each block's outputs, each taking
     # 1 / c_split of the C loop (more blocks where one per 128 rows x 64 channels leaves SMs idle)
     c_split: int = 1
+    # F(2, 3) kernel with persist: each block takes a contiguous share of all tiles' chunks
+    # (stream-K), a tile split between blocks finished through a global workspace
+    stream_k: bool = False
 
     @classmethod
     def lane_config(cls, tb_n: int, tb_k: int, groups: int = 1, k_split: int = 1,
@@ -220,11 +227,13 @@ class KernelConfig:
                    tma=tma, exchange_own=exchange_own, stack=stack)
 
     @classmethod
-    def f23_config(cls, stages: int, c_split: int = 1, persist: bool = False) -> KernelConfig:
-        """An F(2, 3) config: its input ring's depth, its C split, persistent blocks or not, the
-        fixed knobs (F23_TILES, F23_FRAGMENT, full fusion) and the rest at their defaults."""
+    def f23_config(cls, stages: int, c_split: int = 1, persist: bool = False,
+                   stream_k: bool = False) -> KernelConfig:
+        """An F(2, 3) config: its input ring's depth, its C split, persistent blocks or not and
+        their stream-K schedule, the fixed knobs (F23_TILES, F23_FRAGMENT, full fusion) and the
+        rest at their defaults."""
         return cls(*F23_TILES, *F23_FRAGMENT, "full", persist=persist, stages=stages, f23=True,
-                   c_split=c_split)
+                   c_split=c_split, stream_k=stream_k)
 
     def lane_only_knobs(self) -> list[str]:
         """The lane kernel's own knobs (LANE_ONLY_KNOBS) this config sets off their defaults."""
@@ -261,6 +270,7 @@ class KernelConfig:
             *(["xown"] if self.exchange_own else []),
             *(["stack"] if self.stack else []),
             *(["f23"] if self.f23 else []),
+            *(["sk"] if self.stream_k else []),
             *(f"{prefix}{getattr(self, knob)}" for prefix, knob in COUNTED_TOKENS.items()
               if getattr(self, knob) != _DEFAULTS[knob]),
         ]
@@ -272,13 +282,14 @@ class KernelConfig:
         try:
             dtype, accum, m, tbm, tbn, tbk, frag, fusion, vec, pad = parts[:10]
             fm, fn, fk = (int(v) for v in frag.removeprefix("frag").split("x"))
-            # Optional tokens after the ten fixed ones: ul2, pb, lane, wg, tma, xown, stack, f23,
+            # Optional tokens after the ten fixed ones: ul2, pb, lane, wg, tma, xown, stack, f23, sk,
             # then COUNTED_TOKENS (numbers other than the defaults); name() must give back the
             # same text.
             knobs: dict = {"u_smem": True, "persist": False, "lane": False, "wgmma": False,
-                           "tma": False, "exchange_own": False, "stack": False, "f23": False}
+                           "tma": False, "exchange_own": False, "stack": False, "f23": False,
+                           "stream_k": False}
             flags = {"pb": "persist", "lane": "lane", "wg": "wgmma", "tma": "tma",
-                     "xown": "exchange_own", "stack": "stack", "f23": "f23"}
+                     "xown": "exchange_own", "stack": "stack", "f23": "f23", "sk": "stream_k"}
             for token in parts[10:]:
                 if token == "ul2":
                     knobs["u_smem"] = False
@@ -292,7 +303,8 @@ class KernelConfig:
                       int(vec.removeprefix("vec")), int(pad.removeprefix("pad")), **knobs)
             # The grammar: g<N> or ks<N> (not both, but for lane) only after pb, pb not with ul2,
             # lane only after pb, ts<N>, wg, tma, xown and stack only with lane, st<N> with lane
-            # or f23, f23 alone with st<N>, cs<N> and pb (not both), cs<N> only with f23.
+            # or f23, f23 alone with st<N>, cs<N> and pb (not both), cs<N> only with f23, sk
+            # only with f23 and pb.
             split = cfg.groups != 1 or cfg.k_split != 1
             others = [k for k in cfg.lane_only_knobs() if k != "stages"]
             if (cfg._tokens() != parts[3:] or (split and not cfg.persist)
@@ -300,6 +312,7 @@ class KernelConfig:
                     or (cfg.lane_only_knobs() and not (cfg.lane or cfg.f23))
                     or (cfg.f23 and (cfg.lane or others or (cfg.persist and cfg.c_split != 1)))
                     or (cfg.c_split != 1 and not cfg.f23)
+                    or (cfg.stream_k and not (cfg.f23 and cfg.persist))
                     or (cfg.persist and not cfg.u_smem) or (cfg.lane and not cfg.persist)):
                 raise ValueError(name)
         except (ValueError, KeyError):
@@ -410,9 +423,13 @@ class KernelConfig:
 
     def f23_grid(self, wl: Conv2dWorkload) -> tuple[int, int, int]:
         """The F(2, 3) kernel's grid: blocks along K (x), blocks of tb_m rows (y), the C split's
-        cluster (z); persistent: every tile along x (the launch takes the resident blocks)."""
+        cluster (z); persistent: every tile along x (the launch takes the resident blocks);
+        stream-K: up to a block per 16-channel chunk of all tiles, at most F23_SK_MAX_BLOCKS."""
         grid = wl.k // self.tb_n, -(-self.f23_rows(wl) // self.tb_m), self.c_split
-        return (grid[0] * grid[1], 1, 1) if self.persist else grid
+        tiles = grid[0] * grid[1]
+        if self.stream_k:
+            return min(tiles * wl.c // self.tb_k, F23_SK_MAX_BLOCKS), 1, 1
+        return (tiles, 1, 1) if self.persist else grid
 
     def _f23_problems(self, wl: Conv2dWorkload) -> list[str]:
         """Every reason the F(2, 3) kernel cannot run this workload (empty when it can)."""
@@ -422,13 +439,16 @@ class KernelConfig:
                        "(--accum fp32), or drop f23")
         if wl.m != F23_M:
             out.append(f"f23 computes {F23_M} output pixels per tile (m={F23_M}), not m={wl.m}")
-        if self != KernelConfig.f23_config(self.stages, self.c_split, self.persist):
+        if self != KernelConfig.f23_config(self.stages, self.c_split, self.persist,
+                                           self.stream_k):
             out.append(f"f23 takes tb_m, tb_n, tb_k = {', '.join(map(str, F23_TILES))}, frag "
                        f"{'x'.join(map(str, F23_FRAGMENT))}, fusion full and no other knobs "
-                       "but stages, c_split and persist")
+                       "but stages, c_split, persist and stream_k")
         if self.persist and self.c_split != 1:
             out.append(f"f23: persistent blocks (pb) do not split C (c_split={self.c_split}): "
                        "drop one")
+        if self.stream_k and not self.persist:
+            out.append("f23: stream-K (sk) is a schedule of persistent blocks: add persist (pb)")
         if self.stages not in F23_STAGES:
             out.append(f"f23: stages={self.stages} input buffers per warpgroup; one of "
                        f"{F23_STAGES}")
@@ -642,6 +662,9 @@ class KernelConfig:
         if self.c_split != 1 and not self.f23:
             out.append(f"c_split={self.c_split}: a knob of the F(2, 3) kernel only: drop it or "
                        "add f23")
+            return out
+        if self.stream_k and not self.f23:
+            out.append("stream_k: a schedule of the F(2, 3) kernel only: drop it or add f23")
             return out
         if self.f23:
             out = self._f23_problems(wl)

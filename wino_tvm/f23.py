@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .config import KernelConfig
+from .config import F23_SK_MAX_BLOCKS, F23_SK_SLOT_FLOATS, KernelConfig
 from .harness import Kernels, Launch, Workspace, epilogue_fills, fill_template
 from .workload import Conv2dWorkload
 
 TEMPLATE_PATH = Path(__file__).resolve().parents[1] / "templates" / "f23_wgmma.cu"
 KTRANS_THREADS = 256
+WARPGROUPS = 2  # stream-K's flags: one per block and warpgroup
 # U_jr: 4 taps x 3 filter rows per (c, k).
 U_SLICES = 12
 
@@ -19,14 +20,21 @@ def f23_kernels(wl: Conv2dWorkload, cfg: KernelConfig) -> Kernels:
     """Fill the template for wl and cfg (cfg.f23; validated here)."""
     cfg.validate(wl)
     inputs, epilogue = epilogue_fills(wl)
+    stream_k = ("partials", "flags") if cfg.stream_k else ()
     params = ["const half* __restrict__ x", "const half* __restrict__ U",
-              *(f"const half* __restrict__ {name}" for name in inputs), "half* __restrict__ y"]
+              *(f"const half* __restrict__ {name}" for name in inputs),
+              *(["float* __restrict__ partials", "unsigned* __restrict__ flags"] if stream_k
+                else []), "half* __restrict__ y"]
     source = fill_template(TEMPLATE_PATH.read_text(), {
         "CONFIG": cfg.name(wl),
         "N": str(wl.n), "H": str(wl.h), "W": str(wl.w), "C": str(wl.c), "K": str(wl.k),
         "X_STAGES": str(cfg.stages),
         "C_SPLITS": str(cfg.c_split),
         "PERSIST": "true" if cfg.persist else "false",
+        "STREAM_K": "true" if cfg.stream_k else "false",
+        "SK_MAX_BLOCKS": str(F23_SK_MAX_BLOCKS),
+        "PARTIALS_ARG": "partials" if stream_k else "nullptr",
+        "FLAGS_ARG": "flags" if stream_k else "nullptr",
         "CLUSTER_DIMS": f"__cluster_dims__(1, 1, {cfg.c_split})" if cfg.c_split > 1 else "",
         **epilogue,
         "SMEM_BYTES": str(cfg.smem_bytes(wl)),
@@ -35,6 +43,14 @@ def f23_kernels(wl: Conv2dWorkload, cfg: KernelConfig) -> Kernels:
     ktrans = Launch("wino_f23_ktrans", (-(-wl.k * wl.c // KTRANS_THREADS), 1, 1),
                     (KTRANS_THREADS, 1, 1), 0, ("w", "U"))
     forward = Launch("wino_f23_forward", cfg.f23_grid(wl), (cfg.threads(wl), 1, 1),
-                     cfg.smem_bytes(wl), ("x", "U", *inputs, "y"), persistent=cfg.persist)
-    return Kernels(source, (Workspace("U", "half", U_SLICES * wl.c * wl.k),), (ktrans,),
-                   (forward,))
+                     cfg.smem_bytes(wl), ("x", "U", *inputs, *stream_k, "y"),
+                     persistent=cfg.persist)
+    workspaces = [Workspace("U", "half", U_SLICES * wl.c * wl.k)]
+    weight_launches = [ktrans]
+    if cfg.stream_k:
+        flags = F23_SK_MAX_BLOCKS * WARPGROUPS
+        workspaces += [Workspace("partials", "float", F23_SK_MAX_BLOCKS * F23_SK_SLOT_FLOATS),
+                       Workspace("flags", "unsigned", flags)]
+        weight_launches.append(Launch("wino_f23_clear_flags", (-(-flags // KTRANS_THREADS), 1, 1),
+                                      (KTRANS_THREADS, 1, 1), 0, ("flags",)))
+    return Kernels(source, tuple(workspaces), tuple(weight_launches), (forward,))
