@@ -34,6 +34,7 @@
 #include <cuda_fp16.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
 static_assert(false, "f23: wgmma needs sm_90a (-gencode=arch=compute_90a,code=sm_90a)");
@@ -397,28 +398,18 @@ __device__ __forceinline__ float2 pair_at(const uint4& v, int j) {
   return __half22float2(*reinterpret_cast<const half2*>(&word));
 }
 
-// What a block does with a tile's partial sums after its piece of the chunks (stream-K).
-struct PieceEnd {
-  Piece piece;
-  int tile_end;                  // kGather: the iteration after the tile's last chunk
-  float* __restrict__ partials;  // stream-K's workspaces (else null)
-  unsigned* __restrict__ flags;
-};
-
 // A tile's outputs after its chunks: OTrans, the C split's or stream-K's reduction, the
 // epilogue. The rank is a template argument so that the slots other ranks finish die at their
 // stores.
 template <int rank>
-__device__ __forceinline__ void finish(float (&acc)[4][32], int g0, int k_block,
-                                       uint32_t base, const PieceEnd& end,
-                                       const half* __restrict__ bias,
+__device__ __forceinline__ void finish(const float (&acc)[4][32], int g0, int k_block,
+                                       uint32_t base, Piece piece, float* __restrict__ partials,
+                                       unsigned* __restrict__ flags, const half* __restrict__ bias,
                                        const half* __restrict__ residual, half* __restrict__ y) {
   // OTrans y = A^T M (A^T = [[1, 1, 1, 0], [0, 1, -1, -1]]) in fp32. Lane (g, q) of warp w
   // holds rows 16 (w % 4) + g + 8 hh of its warpgroup, and channels k_block + 16 q .. + 15 of
   // them (KTrans's permutation): part[2 hh + px][2 nb + e] is output pixel 2 t + px of row
-  // hh's tile, channel 16 q + 2 nb + e. Stream-K's later pieces are added first.
-  if constexpr (kStreamK)
-    if (end.piece == Piece::kGather) gather_partials(acc, end.tile_end, end.partials, end.flags);
+  // hh's tile, channel 16 q + 2 nb + e.
   float part[kSlots][16];
 #pragma unroll
   for (int hh = 0; hh < 2; ++hh)
@@ -432,7 +423,7 @@ __device__ __forceinline__ void finish(float (&acc)[4][32], int g0, int k_block,
       }
   if constexpr (kSplits > 1) reduce_splits<rank>(part, base);
   if constexpr (kStreamK)
-    if (end.piece == Piece::kStore) return store_partials(part, end.partials, end.flags);
+    if (piece == Piece::kStore) return store_partials(part, partials, flags);
 
   // The epilogue relu(conv + bias + residual) in fp32 of the slots this block owns.
   const int warp = (threadIdx.x >> 5) & 3, lane = threadIdx.x & 31, g = lane >> 2, q = lane & 3;
@@ -525,16 +516,7 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
   // Descriptor of U's slice (j, r) = (0, 0) at stage 0; the slice and stage add constants.
   const uint64_t b_desc0 = descriptor(base, 16u * kBlockK);
 
-  float acc[4][32];
-#pragma unroll
-  for (int j = 0; j < 4; ++j)
-#pragma unroll
-    for (int i = 0; i < 32; ++i) {
-      acc[j][i] = 0.f;
-      // Keeps the zeros above the first wgmma's fence: set after it (one chunk, the loop
-      // unrolled), ptxas serialises the wgmmas to insert a fence of its own.
-      asm volatile("" : "+f"(acc[j][i]));
-    }
+  float acc[4][32];  // ablation d: no zeros (a tile's first wgmma does not read them)
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < kUStages; ++s) {
@@ -552,7 +534,24 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
     else asm volatile("cp.async.commit_group;" ::: "memory");
   }
 
+  // finish for this block's rank (a template argument there).
+  const auto finish_tile = [&](int tile, Piece piece) {
+    const int g0 = rows_of(tile), k_block = tile % kKBlocks * kBlockK;
+    const auto with_rank = [&](auto rank_tag) {
+      finish<decltype(rank_tag)::value>(acc, g0, k_block, base, piece, partials, flags, bias,
+                                        residual, y);
+    };
+    if (rank == 0) with_rank(std::integral_constant<int, 0>());
+    if constexpr (kSplits > 1)
+      if (rank == 1) with_rank(std::integral_constant<int, 1 % kSplits>());
+    if constexpr (kSplits > 2) {
+      if (rank == 2) with_rank(std::integral_constant<int, 2 % kSplits>());
+      if (rank == 3) with_rank(std::integral_constant<int, 3 % kSplits>());
+    }
+  };
+
   uint32_t a[4][3][4];  // wgmma's A fragments, [tap][filter row]
+  int gather_tile = -1;  // stream-K: the tile of a share's last piece when others finish it
   for (int it = 0; it < iterations;) {
     // The tile's piece: all its chunks but with stream-K, where a share may start or end inside.
     const int tile = tile_of(it), chunk0 = chunk_of(it);
@@ -599,17 +598,21 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
     for (int j = 0; j < 4; ++j)
 #pragma unroll
       for (int i = 0; i < 32; ++i) asm volatile("" : "+f"(acc[j][i]));
-    const int g0 = rows_of(tile), k_block = tile % kKBlocks * kBlockK;
-    const PieceEnd end = {!kStreamK || chunks == kRankChunks ? Piece::kWhole
-                          : chunk0 > 0                       ? Piece::kStore
-                                                             : Piece::kGather,
-                          (tile + 1) * kRankChunks, partials, flags};
-    if (rank == 0) finish<0>(acc, g0, k_block, base, end, bias, residual, y);
-    if constexpr (kSplits > 1)
-      if (rank == 1) finish<1 % kSplits>(acc, g0, k_block, base, end, bias, residual, y);
-    if constexpr (kSplits > 2) {
-      if (rank == 2) finish<2 % kSplits>(acc, g0, k_block, base, end, bias, residual, y);
-      if (rank == 3) finish<3 % kSplits>(acc, g0, k_block, base, end, bias, residual, y);
+    const Piece piece = !kStreamK || chunks == kRankChunks ? Piece::kWhole
+                        : chunk0 > 0                       ? Piece::kStore
+                                                           : Piece::kGather;
+    if (piece == Piece::kGather) {  // the share's last piece: finished after the loop
+      gather_tile = tile;
+      break;
+    }
+    finish_tile(tile, piece);
+  }
+  if constexpr (kStreamK) {
+    // Outside the loop the loop's state is dead, so the partials' loads fit beside the
+    // accumulators (inside it they took 254 registers: sk_fixup/).
+    if (gather_tile >= 0) {
+      gather_partials(acc, (gather_tile + 1) * kRankChunks, partials, flags);
+      finish_tile(gather_tile, Piece::kWhole);
     }
   }
 }
