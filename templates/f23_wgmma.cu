@@ -14,8 +14,10 @@
 // pads both images. The V rows of filter row r are then the GEMM rows shifted by r * T, in
 // every image alike. A block owns 128 consecutive rows x 64 output channels (a tile; with
 // kPersist a resident block loops over tiles, its copies running on into the next tile while
-// it finishes this one) and loops over C in chunks of 16 channels (or over 1 / kSplits of C:
-// a cluster of kSplits blocks along z splits the reduction, and the owner of each output adds
+// it finishes this one; with kStreamK it takes a contiguous share of all tiles' chunks, a tile
+// split between blocks summed through a global workspace: see "Stream-K's split tiles" below,
+// bench/results/h100/tune_sk/) and loops over C in chunks of 16 channels (or over 1 / kSplits
+// of C: a cluster of kSplits blocks along z splits the reduction, and the owner of each output adds
 // the others' partial sums through distributed shared memory before its epilogue). Its two
 // warpgroups (64 rows each) share only U:
 //   U's 12 (j, r) slices of a chunk (24 KB, contiguous in U): one bulk copy by thread 0 into a
@@ -50,7 +52,7 @@ constexpr bool kPersist = {{PERSIST}};      // blocks loop over the tiles (grid.
 // tile may be split between blocks: the last wave's imbalance goes (N=128 14²: 420 tiles on 132
 // SMs run 4 rounds for 3.18 of work).
 constexpr bool kStreamK = {{STREAM_K}};
-constexpr int kMaxBlocks = {{SK_MAX_BLOCKS}};  // stream-K: the launch's most blocks (partials' slots)
+constexpr int kMaxBlocks = {{SK_MAX_BLOCKS}};  // stream-K: most blocks a launch (partials' slots)
 constexpr bool kBias = {{BIAS}}, kResidual = {{RESIDUAL}}, kRelu = {{RELU}};
 
 constexpr int kT = (kW + 1) / 2;            // tiles per row

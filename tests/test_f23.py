@@ -95,7 +95,8 @@ def test_problems_name_the_fix(wl: Conv2dWorkload, cfg: KernelConfig, message: s
 @pytest.mark.parametrize("argv, message", [
     (["--f23", "--lane"], "--f23 and --lane are two different kernels"),
     (["--f23", "--tb-n", "32"], "--f23 fixes the tiles, the fragment and every knob but --stages"),
-    (["--f23", "--groups", "2"], "but --stages, --c-split, --persist and --stream-k: drop the others"),
+    (["--f23", "--groups", "2"],
+     "but --stages, --c-split, --persist and --stream-k: drop the others"),
     (["--f23", "--wgmma"], "--f23 fixes the tiles"),
     (["--f23", "--arch", "sm_80"], "--f23 runs on sm_90 GPUs (H100, H200), not sm_80"),
     (["--f23", "--accum", "fp16"], "f23 takes fp16 with fp32 accumulators"),

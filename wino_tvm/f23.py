@@ -1,5 +1,6 @@
 """The F(2, 3) kernel for one workload and config: templates/f23_wgmma.cu filled, its U
-workspace and its two launches (KTrans, forward). TVM-free."""
+workspace (and stream-K's partials and flags) and its launches (KTrans, the flags' clearing,
+forward). TVM-free."""
 
 from __future__ import annotations
 

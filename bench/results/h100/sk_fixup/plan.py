@@ -13,7 +13,8 @@ from wino_tvm.workload import Conv2dWorkload
 
 SHAPES = [(128, 14, 14, 256, 256), (128, 28, 28, 128, 128), (128, 7, 7, 512, 512),
           (32, 14, 14, 256, 256)]
-CONFIGS = [KernelConfig.f23_config(4, persist=True, stream_k=stream_k) for stream_k in (False, True)]
+CONFIGS = [KernelConfig.f23_config(4, persist=True, stream_k=stream_k)
+           for stream_k in (False, True)]
 
 
 def cases() -> list[Candidate]:
