@@ -34,6 +34,7 @@ def f23_kernels(wl: Conv2dWorkload, cfg: KernelConfig) -> Kernels:
         "PERSIST": "true" if cfg.persist else "false",
         "STREAM_K": "true" if cfg.stream_k else "false",
         "SK_MAX_BLOCKS": str(F23_SK_MAX_BLOCKS),
+        "SK_SLOT_FLOATS": str(F23_SK_SLOT_FLOATS),
         "PARTIALS_ARG": "partials" if stream_k else "nullptr",
         "FLAGS_ARG": "flags" if stream_k else "nullptr",
         "CLUSTER_DIMS": f"__cluster_dims__(1, 1, {cfg.c_split})" if cfg.c_split > 1 else "",
