@@ -521,7 +521,7 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
   // Descriptor of U's slice (j, r) = (0, 0) at stage 0; the slice and stage add constants.
   const uint64_t b_desc0 = descriptor(base, 16u * kBlockK);
 
-  float acc[4][32];  // ablation d: no zeros (a tile's first wgmma does not read them)
+  float acc[4][32];  // not zeroed: a tile's first wgmma has scale-d 0 (sk_fixup/ d-)
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < kUStages; ++s) {
