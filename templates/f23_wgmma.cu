@@ -337,9 +337,8 @@ __device__ __forceinline__ int share_begin(int block) {
 __device__ __forceinline__ int partial_slot(int block, int warpgroup) {
   return (block * kWarpgroups + warpgroup) * kSlots * 4 * kGroupThreads;
 }
-// wino_tvm.config sizes the partials' workspace on its own (F23_SK_SLOT_FLOATS a block).
-static_assert(kWarpgroups * kSlots * 16 * kGroupThreads == {{SK_SLOT_FLOATS}},
-              "f23: F23_SK_SLOT_FLOATS is out of step");
+// wino_tvm.f23 sizes the partials' workspace on its own (F23_SK_THREAD_FLOATS a thread).
+static_assert(kSlots * 16 == {{SK_THREAD_FLOATS}}, "f23: F23_SK_THREAD_FLOATS is out of step");
 
 __device__ __forceinline__ void store_partials(const float (&part)[kSlots][16],
                                                float* __restrict__ partials,

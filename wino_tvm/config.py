@@ -122,7 +122,7 @@ F23_U_STAGES = 4  # U's ring of bulk copies
 # Stream-K: the most blocks a launch takes (one slot of partial sums each); sm_90 parts have at
 # most 132 SMs and one F(2, 3) block fits an SM.
 F23_SK_MAX_BLOCKS = 144
-F23_SK_SLOT_FLOATS = 256 * 64  # a block's partial sums: 64 floats a thread (after OTrans)
+F23_SK_THREAD_FLOATS = 64  # a thread's partial sums after OTrans: 4 output slots x 16 channels
 # The kernel's offsets into x are 32-bit.
 F23_MAX_ELEMENTS = 2**31 - 1
 # TMA lane kernels: patch buffers start on 128-byte boundaries (a cp.async.bulk.tensor

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .config import F23_SK_MAX_BLOCKS, F23_SK_SLOT_FLOATS, KernelConfig
+from .config import F23_SK_MAX_BLOCKS, F23_SK_THREAD_FLOATS, F23_WARPGROUP_ROWS, KernelConfig
 from .harness import Kernels, Launch, Workspace, epilogue_fills, fill_template
 from .workload import Conv2dWorkload
 
 TEMPLATE_PATH = Path(__file__).resolve().parents[1] / "templates" / "f23_wgmma.cu"
 KTRANS_THREADS = 256
-WARPGROUPS = 2  # stream-K's flags: one per block and warpgroup
 # U_jr: 4 taps x 3 filter rows per (c, k).
 U_SLICES = 12
 
@@ -34,7 +33,7 @@ def f23_kernels(wl: Conv2dWorkload, cfg: KernelConfig) -> Kernels:
         "PERSIST": "true" if cfg.persist else "false",
         "STREAM_K": "true" if cfg.stream_k else "false",
         "SK_MAX_BLOCKS": str(F23_SK_MAX_BLOCKS),
-        "SK_SLOT_FLOATS": str(F23_SK_SLOT_FLOATS),
+        "SK_THREAD_FLOATS": str(F23_SK_THREAD_FLOATS),
         "PARTIALS_ARG": "partials" if stream_k else "nullptr",
         "FLAGS_ARG": "flags" if stream_k else "nullptr",
         "CLUSTER_DIMS": f"__cluster_dims__(1, 1, {cfg.c_split})" if cfg.c_split > 1 else "",
@@ -50,8 +49,10 @@ def f23_kernels(wl: Conv2dWorkload, cfg: KernelConfig) -> Kernels:
     workspaces = [Workspace("U", "half", U_SLICES * wl.c * wl.k)]
     weight_launches = [ktrans]
     if cfg.stream_k:
-        flags = F23_SK_MAX_BLOCKS * WARPGROUPS
-        workspaces += [Workspace("partials", "float", F23_SK_MAX_BLOCKS * F23_SK_SLOT_FLOATS),
+        # a slot of partial sums per block, a flag per block and warpgroup
+        flags = F23_SK_MAX_BLOCKS * (cfg.tb_m // F23_WARPGROUP_ROWS)
+        partials = F23_SK_MAX_BLOCKS * cfg.threads(wl) * F23_SK_THREAD_FLOATS
+        workspaces += [Workspace("partials", "float", partials),
                        Workspace("flags", "unsigned", flags)]
         weight_launches.append(Launch("wino_f23_clear_flags", (-(-flags // KTRANS_THREADS), 1, 1),
                                       (KTRANS_THREADS, 1, 1), 0, ("flags",)))
