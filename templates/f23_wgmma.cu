@@ -9,10 +9,12 @@
 // So M_j(tile) = sum_r sum_c V_j(tile r rows below) U_jr and y = A^T M: 6 MACs per output and
 // input channel against direct convolution's 9 (F(2x2, 3x3): 4), with GEMM-sized MMAs.
 //
-// Flat rows: the GEMM's rows are (o, t), o = n * (H + 1) + h, t < T = ceil(W / 2): every image
-// takes H + 1 rows, the last one a row of garbage outputs whose V rows are the zero row that
-// pads both images. The V rows of filter row r are then the GEMM rows shifted by r * T, in
-// every image alike. A block owns 128 consecutive rows x 64 output channels (a tile; with
+// Flat rows: the GEMM's rows are (o, t), o = n * H + h, t < T = ceil(W / 2), the images' rows one
+// after the other as x holds them. The V rows of filter row r are the GEMM rows shifted by r * T
+// (input row o + r - 1), but for an image's first output row at r = 0 and its last at r = 2,
+// which read the zero pad instead of the neighbouring image: those rows' loads point at a zero
+// block beside the patch (a zero row between the images instead cost 1 / (H + 1) of the MMAs:
+// 12.5% at 7²). A block owns 128 consecutive rows x 64 output channels (a tile; with
 // kPersist a resident block loops over tiles, its copies running on into the next tile while
 // it finishes this one; with kStreamK it takes a contiguous share of all tiles' chunks, a tile
 // split between blocks summed through a global workspace: see "Stream-K's split tiles" below,
@@ -56,8 +58,7 @@ constexpr int kMaxBlocks = {{SK_MAX_BLOCKS}};  // stream-K: most blocks a launch
 constexpr bool kBias = {{BIAS}}, kResidual = {{RESIDUAL}}, kRelu = {{RELU}};
 
 constexpr int kT = (kW + 1) / 2;            // tiles per row
-constexpr int kHp = kH + 1;                 // flat rows per image
-constexpr int kRows = kN * kHp * kT;
+constexpr int kRows = kN * kH * kT;
 constexpr int kBlockK = 64;                 // output channels per block (n64)
 constexpr int kChunkC = 16;                 // input channels per stage (one k16 step)
 constexpr int kChunks = kC / kChunkC;
@@ -76,7 +77,10 @@ constexpr int kPatchCols = 2 * kT + 2;
 constexpr int kPix = kChunkC + 8;
 constexpr int kUStages = 4, kUAhead = 2;    // U's ring: 2 chunks in flight, 2 being read
 constexpr int kXAhead = kXStages - 1;       // all input stages but the one being read in flight
-constexpr int kXBytes = (kPatchRows * kPatchCols * kPix * 2 + 127) / 128 * 128;
+// A stage: the patch, then a zero block of 4 pixels (the loads of rows that read the zero pad).
+constexpr int kZeroAt = kPatchRows * kPatchCols * kPix;  // halves
+constexpr int kZeroWords = 4 * kPix / 2;
+constexpr int kXBytes = ((kPatchRows * kPatchCols + 4) * kPix * 2 + 127) / 128 * 128;
 constexpr int kUBytes = 12 * kChunkC * kBlockK * 2;
 constexpr int kGroupBytes = kXStages * kXBytes;  // a warpgroup's input ring
 // U's ring, then each warpgroup's, then the mbarriers full[s] and empty[s] of U's stages.
@@ -183,7 +187,8 @@ struct CopyPlan {
   int src[kXSteps];  // element offset of the piece in x at chunk 0; -1: zero (outside)
 };
 struct TransformPlan {
-  int src[2];  // patch offset (halves) of A row g + 8 hh's first pixel and channels (filter row 0)
+  int src[2];     // patch offset (halves) of A row g + 8 hh's first pixel and channels (row 0)
+  unsigned edge;  // bit 2 hh: row g + 8 hh is an image's first; bit 2 hh + 1: its last
 };
 
 // For thread tid of the warpgroup whose rows start at g0 (patch rows at g0 / kT).
@@ -193,7 +198,7 @@ __device__ __forceinline__ CopyPlan plan_copies(int tid, int g0) {
   for (int s = 0; s < kXSteps; ++s) {
     const int i = tid + s * kGroupThreads;
     const int pixel = i >> 1, pr = pixel / kPatchCols, px = pixel % kPatchCols;
-    const int p = g0 / kT + pr, n = p / kHp, h = p % kHp - 1, w = px - 1;
+    const int p = g0 / kT + pr - 1, n = p / kH, h = p % kH, w = px - 1;  // p = -1: the pad
     const bool inside = i < kXPieces && n < kN && h >= 0 && (unsigned)w < (unsigned)kW;
     plan.src[s] = inside ? ((n * kH + h) * kW + w) * kC + (i & 1) * 8 : -1;
   }
@@ -205,11 +210,14 @@ __device__ __forceinline__ CopyPlan plan_copies(int tid, int g0) {
 // rows lower.
 __device__ __forceinline__ TransformPlan plan_transform(int tid, int g0) {
   TransformPlan plan;
+  plan.edge = 0;
   const int warp = tid >> 5, g = (tid & 31) >> 2, q = tid & 3;
 #pragma unroll
   for (int hh = 0; hh < 2; ++hh) {
     const int gv = g0 + 16 * warp + g + 8 * hh, t = gv % kT, pr = gv / kT - g0 / kT;
+    const int h = gv / kT % kH;
     plan.src[hh] = (pr * kPatchCols + 2 * t) * kPix + 4 * q;
+    plan.edge |= (unsigned)(h == 0) << 2 * hh | (unsigned)(h == kH - 1) << (2 * hh + 1);
   }
   return plan;
 }
@@ -228,16 +236,19 @@ __device__ __forceinline__ void stage_x(uint32_t stage, const half* __restrict__
   asm volatile("cp.async.commit_group;" ::: "memory");
 }
 
-// The patch values of filter row r's A rows (g, g + 8): 4 pixels of 4 channels each.
+// The patch values of filter row r's A rows (g, g + 8): 4 pixels of 4 channels each; zeros
+// where the row is its image's first (r = 0) or last (r = 2). A select, not a branch: r is
+// unrolled, and a branch between the MMAs makes ptxas serialise them (f23_copies/).
 using RowPixels = uint2[2][4];
 __device__ __forceinline__ void load_row(const half* xs, const TransformPlan& plan, int r,
                                          RowPixels& d) {
 #pragma unroll
-  for (int hh = 0; hh < 2; ++hh)
+  for (int hh = 0; hh < 2; ++hh) {
+    const bool pad = r != 1 && (plan.edge >> (2 * hh + r / 2) & 1);
+    const int at = pad ? kZeroAt : plan.src[hh] + r * kPatchCols * kPix;
 #pragma unroll
-    for (int e = 0; e < 4; ++e)
-      d[hh][e] = *reinterpret_cast<const uint2*>(xs + plan.src[hh] + r * kPatchCols * kPix +
-                                                 e * kPix);
+    for (int e = 0; e < 4; ++e) d[hh][e] = *reinterpret_cast<const uint2*>(xs + at + e * kPix);
+  }
 }
 
 // wgmma's A fragments of V_j = B^T d for each tap j, filter row r, from load_row's values:
@@ -441,8 +452,7 @@ __device__ __forceinline__ void finish(const float (&acc)[4][32], int g0, int k_
   for (int hh = 0; hh < 2; ++hh) {
     const int row = g0 + warp * 16 + g + 8 * hh;
     if (row >= kRows) continue;
-    const int t = row % kT, o = row / kT, n = o / kHp, h = o % kHp;
-    if (h >= kH) continue;
+    const int t = row % kT, o = row / kT, n = o / kH, h = o % kH;
 #pragma unroll
     for (int px = 0; px < 2; ++px) {
       const int slot = 2 * hh + px, w = 2 * t + px;
@@ -529,7 +539,13 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
     }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
-  __syncthreads();  // the barriers are initialised before any copy or wait
+  // Every stage's zero block (the copies never write it).
+  for (int i = threadIdx.x; i < kWarpgroups * kXStages * kZeroWords; i += kThreads) {
+    const int stage = i / kZeroWords;  // of all warpgroups' rings, which lie one after another
+    reinterpret_cast<uint32_t*>(smem + kUStages * kUBytes + stage * kXBytes + kZeroAt * 2)
+        [i % kZeroWords] = 0;
+  }
+  __syncthreads();  // the barriers are initialised and the zero blocks written before any wait
   if (threadIdx.x == 0)
     for (int it = 0; it < kUAhead && it < iterations; ++it)
       stage_u(base + it * kUBytes, full(it), empty(it), u_src(it), it);

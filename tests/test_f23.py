@@ -126,12 +126,13 @@ def test_filled_source_and_launches() -> None:
     assert f"static_assert(kSmemBytes == {cfg.smem_bytes(wl)}," in kernels.source
     (ktrans,), (forward,) = kernels.weight_launches, kernels.forward_launches
     assert ktrans.args == ("w", "U") and ktrans.grid[0] * ktrans.block[0] >= 32 * 128
-    # 3 images x (5 + 1) rows x 5 tiles = 90 rows: one block of 128; two blocks of 64 channels
+    # 3 images x 5 rows x 5 tiles = 75 rows: one block of 128; two blocks of 64 channels
     assert forward.grid == (2, 1, 1) and forward.block == (256, 1, 1)
     assert not forward.persistent and forward.args == ("x", "U", "bias", "y")
     # U's ring (4 x 24 KB), two warpgroups' 4 patch buffers (V rows 64 + 10 over 5 tiles a row:
-    # 16 x 12 pixels of 24 halves; V itself is not staged), the ring's 8 mbarriers
-    patch = 16 * 12 * 24 * 2
+    # 16 x 12 pixels and a zero block of 4, 24 halves each, to 128 bytes; V itself is not
+    # staged), the ring's 8 mbarriers
+    patch = -(-(16 * 12 + 4) * 24 * 2 // 128) * 128
     assert forward.shared_bytes == cfg.smem_bytes(wl) == 4 * 24576 + 2 * 4 * patch + 8 * 8
     assert [ws.count for ws in kernels.workspaces] == [12 * 32 * 128]
     assert "__cluster_dims__" not in kernels.source
@@ -210,6 +211,9 @@ VARIANTS = {
     "c256_14_sk_n128": (fp16(128, 14, 14, 256, 256), SK3),
     "c48_sk_odd_epilogue_148_tiles": (fp16(48, 13, 13, 48, 256, epilogue=ALL), SK3),
     "c32_sk_two_tiles_odd_epilogue": (fp16(3, 5, 9, 32, 128, epilogue=ALL), SK3),
+    # images of 1 and 2 rows: every GEMM row at an image's edge, most at both
+    "c32_h1_pb_odd_epilogue": (fp16(40, 1, 9, 32, 64, epilogue=ALL), PB3),
+    "c48_h2_sk_odd": (fp16(33, 2, 7, 48, 128), SK3),
 }
 
 
