@@ -9,12 +9,12 @@
 // So M_j(tile) = sum_r sum_c V_j(tile r rows below) U_jr and y = A^T M: 6 MACs per output and
 // input channel against direct convolution's 9 (F(2x2, 3x3): 4), with GEMM-sized MMAs.
 //
-// Flat rows: the GEMM's rows are (o, t), o = n * H + h, t < T = ceil(W / 2), the images' rows one
-// after the other as x holds them. The V rows of filter row r are the GEMM rows shifted by r * T
-// (input row o + r - 1), but for an image's first output row at r = 0 and its last at r = 2,
-// which read the zero pad instead of the neighbouring image: those rows' loads point at a zero
-// block beside the patch (a zero row between the images instead cost 1 / (H + 1) of the MMAs:
-// 12.5% at 7²). A block owns 128 consecutive rows x 64 output channels (a tile; with
+// Flat rows: the GEMM's rows are (o, t), o = n * H + h, t < T = ceil(W / 2). The staged patch
+// holds the input rows in padded order instead, each image's H rows after a zero row (the pad
+// shared by two images), so that every A row's V for filter row r sits r patch rows below its
+// V for row 0, in every image alike: each thread finds its rows' place in the patch once per
+// tile. (GEMM rows over the zero rows, the shift then the same for the MMA's rows too, cost
+// 1 / (H + 1) of the MMAs: 12.5% at 7², f23_rows/.) A block owns 128 consecutive rows x 64 output channels (a tile; with
 // kPersist a resident block loops over tiles, its copies running on into the next tile while
 // it finishes this one; with kStreamK it takes a contiguous share of all tiles' chunks, a tile
 // split between blocks summed through a global workspace: see "Stream-K's split tiles" below,
@@ -58,6 +58,7 @@ constexpr int kMaxBlocks = {{SK_MAX_BLOCKS}};  // stream-K: most blocks a launch
 constexpr bool kBias = {{BIAS}}, kResidual = {{RESIDUAL}}, kRelu = {{RELU}};
 
 constexpr int kT = (kW + 1) / 2;            // tiles per row
+constexpr int kHp = kH + 1;                 // padded rows per image: the zero row, then H
 constexpr int kRows = kN * kH * kT;
 constexpr int kBlockK = 64;                 // output channels per block (n64)
 constexpr int kChunkC = 16;                 // input channels per stage (one k16 step)
@@ -70,17 +71,16 @@ constexpr int kBlockRows = kWarpgroups * kGroupRows;
 constexpr int kThreads = kWarpgroups * kGroupThreads;
 constexpr int kKBlocks = kK / kBlockK;
 constexpr int kTiles = kKBlocks * ((kRows + kBlockRows - 1) / kBlockRows);
-constexpr int kVRows = kGroupRows + 2 * kT;  // a warpgroup's V rows: its own and 2 T below
-constexpr int kPatchRows = (kVRows - 1) / kT + 2;
+// A warpgroup's 64 GEMM rows span at most kSpan + 1 output rows, so at most kSpan + 1 + the
+// image boundaries between them padded rows, and 2 more below for filter rows 1 and 2.
+constexpr int kSpan = (kGroupRows - 1 + kT - 1) / kT;
+constexpr int kPatchRows = kSpan + (kH - 1 + kSpan) / kH + 3;
 constexpr int kPatchCols = 2 * kT + 2;
 // Halves per staged pixel: a warp's 8-byte loads of tiles 2 pixels apart fall in distinct banks.
 constexpr int kPix = kChunkC + 8;
 constexpr int kUStages = 4, kUAhead = 2;    // U's ring: 2 chunks in flight, 2 being read
 constexpr int kXAhead = kXStages - 1;       // all input stages but the one being read in flight
-// A stage: the patch, then a zero block of 4 pixels (the loads of rows that read the zero pad).
-constexpr int kZeroAt = kPatchRows * kPatchCols * kPix;  // halves
-constexpr int kZeroWords = 4 * kPix / 2;
-constexpr int kXBytes = ((kPatchRows * kPatchCols + 4) * kPix * 2 + 127) / 128 * 128;
+constexpr int kXBytes = (kPatchRows * kPatchCols * kPix * 2 + 127) / 128 * 128;
 constexpr int kUBytes = 12 * kChunkC * kBlockK * 2;
 constexpr int kGroupBytes = kXStages * kXBytes;  // a warpgroup's input ring
 // U's ring, then each warpgroup's, then the mbarriers full[s] and empty[s] of U's stages.
@@ -187,18 +187,20 @@ struct CopyPlan {
   int src[kXSteps];  // element offset of the piece in x at chunk 0; -1: zero (outside)
 };
 struct TransformPlan {
-  int src[2];     // patch offset (halves) of A row g + 8 hh's first pixel and channels (row 0)
-  unsigned edge;  // bit 2 hh: row g + 8 hh is an image's first; bit 2 hh + 1: its last
+  int src[2];  // patch offset (halves) of A row g + 8 hh's first pixel and channels (filter row 0)
 };
 
-// For thread tid of the warpgroup whose rows start at g0 (patch rows at g0 / kT).
+// Padded row of output row o (n = o / H, h = o % H): its filter row 0's input row, h - 1.
+__device__ __forceinline__ int padded_row(int o) { return o / kH * kHp + o % kH; }
+
+// For thread tid of the warpgroup whose rows start at g0 (patch rows from padded_row(g0 / kT)).
 __device__ __forceinline__ CopyPlan plan_copies(int tid, int g0) {
   CopyPlan plan;
 #pragma unroll
   for (int s = 0; s < kXSteps; ++s) {
     const int i = tid + s * kGroupThreads;
     const int pixel = i >> 1, pr = pixel / kPatchCols, px = pixel % kPatchCols;
-    const int p = g0 / kT + pr - 1, n = p / kH, h = p % kH, w = px - 1;  // p = -1: the pad
+    const int p = padded_row(g0 / kT) + pr, n = p / kHp, h = p % kHp - 1, w = px - 1;
     const bool inside = i < kXPieces && n < kN && h >= 0 && (unsigned)w < (unsigned)kW;
     plan.src[s] = inside ? ((n * kH + h) * kW + w) * kC + (i & 1) * 8 : -1;
   }
@@ -206,18 +208,15 @@ __device__ __forceinline__ CopyPlan plan_copies(int tid, int g0) {
 }
 
 // Lane (g, q) of warp w holds A rows 16 w + g (+ 8) and, by k_slot's order, channels 4 q .. 4 q + 3
-// of the chunk: for filter row r those are V rows 16 w + g (+ 8) + r T, the same tiles r patch
-// rows lower.
+// of the chunk: for filter row r, V of the same tiles r patch rows lower.
 __device__ __forceinline__ TransformPlan plan_transform(int tid, int g0) {
   TransformPlan plan;
-  plan.edge = 0;
   const int warp = tid >> 5, g = (tid & 31) >> 2, q = tid & 3;
 #pragma unroll
   for (int hh = 0; hh < 2; ++hh) {
-    const int gv = g0 + 16 * warp + g + 8 * hh, t = gv % kT, pr = gv / kT - g0 / kT;
-    const int h = gv / kT % kH;
+    const int gv = g0 + 16 * warp + g + 8 * hh, t = gv % kT;
+    const int pr = padded_row(gv / kT) - padded_row(g0 / kT);
     plan.src[hh] = (pr * kPatchCols + 2 * t) * kPix + 4 * q;
-    plan.edge |= (unsigned)(h == 0) << 2 * hh | (unsigned)(h == kH - 1) << (2 * hh + 1);
   }
   return plan;
 }
@@ -236,19 +235,16 @@ __device__ __forceinline__ void stage_x(uint32_t stage, const half* __restrict__
   asm volatile("cp.async.commit_group;" ::: "memory");
 }
 
-// The patch values of filter row r's A rows (g, g + 8): 4 pixels of 4 channels each; zeros
-// where the row is its image's first (r = 0) or last (r = 2). A select, not a branch: r is
-// unrolled, and a branch between the MMAs makes ptxas serialise them (f23_copies/).
+// The patch values of filter row r's A rows (g, g + 8): 4 pixels of 4 channels each.
 using RowPixels = uint2[2][4];
 __device__ __forceinline__ void load_row(const half* xs, const TransformPlan& plan, int r,
                                          RowPixels& d) {
 #pragma unroll
-  for (int hh = 0; hh < 2; ++hh) {
-    const bool pad = r != 1 && (plan.edge >> (2 * hh + r / 2) & 1);
-    const int at = pad ? kZeroAt : plan.src[hh] + r * kPatchCols * kPix;
+  for (int hh = 0; hh < 2; ++hh)
 #pragma unroll
-    for (int e = 0; e < 4; ++e) d[hh][e] = *reinterpret_cast<const uint2*>(xs + at + e * kPix);
-  }
+    for (int e = 0; e < 4; ++e)
+      d[hh][e] = *reinterpret_cast<const uint2*>(xs + plan.src[hh] + r * kPatchCols * kPix +
+                                                 e * kPix);
 }
 
 // wgmma's A fragments of V_j = B^T d for each tap j, filter row r, from load_row's values:
@@ -539,13 +535,7 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
     }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
-  // Every stage's zero block (the copies never write it).
-  for (int i = threadIdx.x; i < kWarpgroups * kXStages * kZeroWords; i += kThreads) {
-    const int stage = i / kZeroWords;  // of all warpgroups' rings, which lie one after another
-    reinterpret_cast<uint32_t*>(smem + kUStages * kUBytes + stage * kXBytes + kZeroAt * 2)
-        [i % kZeroWords] = 0;
-  }
-  __syncthreads();  // the barriers are initialised and the zero blocks written before any wait
+  __syncthreads();  // the barriers are initialised before any copy or wait
   if (threadIdx.x == 0)
     for (int it = 0; it < kUAhead && it < iterations; ++it)
       stage_u(base + it * kUBytes, full(it), empty(it), u_src(it), it);

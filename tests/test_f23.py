@@ -129,10 +129,10 @@ def test_filled_source_and_launches() -> None:
     # 3 images x 5 rows x 5 tiles = 75 rows: one block of 128; two blocks of 64 channels
     assert forward.grid == (2, 1, 1) and forward.block == (256, 1, 1)
     assert not forward.persistent and forward.args == ("x", "U", "bias", "y")
-    # U's ring (4 x 24 KB), two warpgroups' 4 patch buffers (V rows 64 + 10 over 5 tiles a row:
-    # 16 x 12 pixels and a zero block of 4, 24 halves each, to 128 bytes; V itself is not
-    # staged), the ring's 8 mbarriers
-    patch = -(-(16 * 12 + 4) * 24 * 2 // 128) * 128
+    # U's ring (4 x 24 KB), two warpgroups' 4 patch buffers (64 rows over 5 tiles a row span up
+    # to 14 output rows of 5-row images: 14 padded rows, 3 zero rows between images, 2 below;
+    # 19 x 12 pixels of 24 halves, to 128 bytes; V itself is not staged), the ring's 8 mbarriers
+    patch = -(-19 * 12 * 24 * 2 // 128) * 128
     assert forward.shared_bytes == cfg.smem_bytes(wl) == 4 * 24576 + 2 * 4 * patch + 8 * 8
     assert [ws.count for ws in kernels.workspaces] == [12 * 32 * 128]
     assert "__cluster_dims__" not in kernels.source

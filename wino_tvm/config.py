@@ -119,7 +119,6 @@ F23_C_SPLITS = (1, 2, 4)
 F23_WARPGROUP_ROWS = 64
 F23_TAPS = 4  # V_j, j = 0..3: the accumulator sets
 F23_U_STAGES = 4  # U's ring of bulk copies
-F23_ZERO_PIXELS = 4  # a patch stage's zero block: the 4 pixels of a tile's V
 # Stream-K: the most blocks a launch takes (one slot of partial sums each); sm_90 parts have at
 # most 132 SMs and one F(2, 3) block fits an SM.
 F23_SK_MAX_BLOCKS = 144
@@ -410,14 +409,13 @@ class KernelConfig:
     def f23_smem_bytes(self, wl: Conv2dWorkload) -> int:
         """The F(2, 3) kernel's shared memory (templates/f23_wgmma.cu's kSmemBytes, which it
         static_asserts): U's ring of F23_U_STAGES chunks (12 slices of 16 x tb_n), per warpgroup
-        `stages` input patches (its 64 + 2T V rows' pixels, 24 halves each: conflict-free; V
-        itself goes from the patch into wgmma's A registers) each with a zero block of
-        F23_ZERO_PIXELS (what the rows at an image's edge read), and the U ring's two mbarriers
-        a stage."""
+        `stages` input patches (the padded input rows of its 64 rows' span, a zero row between
+        images, each row 2T + 2 pixels of 24 halves: conflict-free; V itself goes from the patch
+        into wgmma's A registers), and the U ring's two mbarriers a stage."""
         tiles = -(-wl.w // 2)
-        v_rows = F23_WARPGROUP_ROWS + 2 * tiles
-        pixels = ((v_rows - 1) // tiles + 2) * (2 * tiles + 2) + F23_ZERO_PIXELS
-        patch = pixels * (self.tb_k + 8) * 2
+        span = (F23_WARPGROUP_ROWS - 1 + tiles - 1) // tiles
+        rows = span + (wl.h - 1 + span) // wl.h + 3
+        patch = rows * (2 * tiles + 2) * (self.tb_k + 8) * 2
         group = self.stages * shmem_aligned(patch)
         u_chunk = 12 * self.tb_k * self.tb_n * 2
         warpgroups = self.tb_m // F23_WARPGROUP_ROWS
