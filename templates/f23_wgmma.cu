@@ -9,12 +9,13 @@
 // So M_j(tile) = sum_r sum_c V_j(tile r rows below) U_jr and y = A^T M: 6 MACs per output and
 // input channel against direct convolution's 9 (F(2x2, 3x3): 4), with GEMM-sized MMAs.
 //
-// Flat rows: the GEMM's rows are (o, t), o = n * H + h, t < T = ceil(W / 2). The staged patch
-// holds the input rows in padded order instead, each image's H rows after a zero row (the pad
-// shared by two images), so that every A row's V for filter row r sits r patch rows below its
-// V for row 0, in every image alike: each thread finds its rows' place in the patch once per
-// tile. (GEMM rows over the zero rows, the shift then the same for the MMA's rows too, cost
-// 1 / (H + 1) of the MMAs: 12.5% at 7², f23_rows/.) A block owns 128 consecutive rows x 64 output channels (a tile; with
+// Flat rows: the staged patch holds the input rows in padded order, each image's H rows after a
+// zero row (the pad shared by two images), so that every A row's V for filter row r sits r patch
+// rows below its V for row 0, in every image alike. The GEMM's rows are (o, t), t < T =
+// ceil(W / 2), o = n * (H + 1) + h: the padded rows, each image's last a row of garbage outputs
+// over the zero row; or with kCompactRows o = n * H + h, without those (1 / (H + 1) fewer MMAs,
+// a patch of more rows: the tuner picks, f23_rows/). Each thread finds its rows' place in the
+// patch once per tile. A block owns 128 consecutive rows x 64 output channels (a tile; with
 // kPersist a resident block loops over tiles, its copies running on into the next tile while
 // it finishes this one; with kStreamK it takes a contiguous share of all tiles' chunks, a tile
 // split between blocks summed through a global workspace: see "Stream-K's split tiles" below,
@@ -58,8 +59,10 @@ constexpr int kMaxBlocks = {{SK_MAX_BLOCKS}};  // stream-K: most blocks a launch
 constexpr bool kBias = {{BIAS}}, kResidual = {{RESIDUAL}}, kRelu = {{RELU}};
 
 constexpr int kT = (kW + 1) / 2;            // tiles per row
+constexpr bool kCompactRows = {{COMPACT_ROWS}};  // GEMM rows without the garbage rows
 constexpr int kHp = kH + 1;                 // padded rows per image: the zero row, then H
-constexpr int kRows = kN * kH * kT;
+constexpr int kImageRows = kCompactRows ? kH : kHp;  // GEMM rows of tiles per image
+constexpr int kRows = kN * kImageRows * kT;
 constexpr int kBlockK = 64;                 // output channels per block (n64)
 constexpr int kChunkC = 16;                 // input channels per stage (one k16 step)
 constexpr int kChunks = kC / kChunkC;
@@ -71,10 +74,11 @@ constexpr int kBlockRows = kWarpgroups * kGroupRows;
 constexpr int kThreads = kWarpgroups * kGroupThreads;
 constexpr int kKBlocks = kK / kBlockK;
 constexpr int kTiles = kKBlocks * ((kRows + kBlockRows - 1) / kBlockRows);
-// A warpgroup's 64 GEMM rows span at most kSpan + 1 output rows, so at most kSpan + 1 + the
-// image boundaries between them padded rows, and 2 more below for filter rows 1 and 2.
+// A warpgroup's 64 GEMM rows span at most kSpan + 1 rows of tiles: padded rows, or with
+// kCompactRows output rows and the zero rows between them; and 2 more below for filter rows 1, 2.
 constexpr int kSpan = (kGroupRows - 1 + kT - 1) / kT;
-constexpr int kPatchRows = kSpan + (kH - 1 + kSpan) / kH + 3;
+constexpr int kPatchRows = kCompactRows ? kSpan + (kH - 1 + kSpan) / kH + 3
+                                        : (kGroupRows + 2 * kT - 1) / kT + 2;
 constexpr int kPatchCols = 2 * kT + 2;
 // Halves per staged pixel: a warp's 8-byte loads of tiles 2 pixels apart fall in distinct banks.
 constexpr int kPix = kChunkC + 8;
@@ -194,8 +198,10 @@ struct TransformPlan {
   int src[2];  // patch offset (halves) of A row g + 8 hh's first pixel and channels (filter row 0)
 };
 
-// Padded row of output row o (n = o / H, h = o % H): its filter row 0's input row, h - 1.
-__device__ __forceinline__ int padded_row(int o) { return o / kH * kHp + o % kH; }
+// Padded row of GEMM row of tiles o: the padded row of its filter row 0's input row, h - 1.
+__device__ __forceinline__ int padded_row(int o) {
+  return kCompactRows ? o / kH * kHp + o % kH : o;
+}
 
 // For thread tid of the warpgroup whose rows start at g0 (patch rows from padded_row(g0 / kT)).
 __device__ __forceinline__ CopyPlan plan_copies(int tid, int g0) {
@@ -453,7 +459,8 @@ __device__ __forceinline__ void finish(const float (&acc)[4][32], int g0, int k_
   for (int hh = 0; hh < 2; ++hh) {
     const int row = g0 + warp * 16 + g + 8 * hh;
     if (row >= kRows) continue;
-    const int t = row % kT, o = row / kT, n = o / kH, h = o % kH;
+    const int t = row % kT, o = row / kT, n = o / kImageRows, h = o % kImageRows;
+    if (h >= kH) continue;  // the garbage row (padded GEMM rows)
 #pragma unroll
     for (int px = 0; px < 2; ++px) {
       const int slot = 2 * hh + px, w = 2 * t + px;
@@ -494,7 +501,10 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
                                         half* __restrict__ y) {
   extern __shared__ __align__(128) unsigned char smem[];
   const uint32_t base = (uint32_t)__cvta_generic_to_shared(smem);
-  const int warpgroup = threadIdx.x / kGroupThreads, tid = threadIdx.x % kGroupThreads;
+  int warpgroup = threadIdx.x / kGroupThreads, tid = threadIdx.x % kGroupThreads;
+  // Opaque to ptxas, so that it keeps them in registers instead of reading threadIdx.x again
+  // (S2R) in the chunk loop, in front of the warpgroup's barrier (f23_rows/ run 4).
+  asm volatile("" : "+r"(warpgroup), "+r"(tid));
   const uint32_t x_base = base + kUStages * kUBytes + warpgroup * kGroupBytes;
   const uint32_t bars = base + kUStages * kUBytes + kWarpgroups * kGroupBytes;
   const auto full = [&](int stage) { return bars + 8u * stage; };

@@ -34,6 +34,9 @@ ST3, ST4 = KernelConfig.f23_config(3), KernelConfig.f23_config(4)
 CS2, CS4 = KernelConfig.f23_config(3, c_split=2), KernelConfig.f23_config(4, c_split=4)
 PB3 = KernelConfig.f23_config(3, persist=True)
 SK3 = KernelConfig.f23_config(3, persist=True, stream_k=True)
+# compact GEMM rows (no garbage row between images)
+ST3_CR, CS2_CR = ST3.with_(compact_rows=True), CS2.with_(compact_rows=True)
+PB3_CR, SK3_CR = PB3.with_(compact_rows=True), SK3.with_(compact_rows=True)
 
 
 def fp16(*shape: int, accum: str = "fp32", epilogue: tuple[str, ...] = (),
@@ -52,13 +55,17 @@ def test_name_round_trips() -> None:
     assert PB3.name(wl) == persistent and KernelConfig.parse(persistent)[1] == PB3
     assert SK3.name(wl) == persistent.replace("-f23", "-f23-sk")
     assert KernelConfig.parse(SK3.name(wl))[1] == SK3
+    assert SK3_CR.name(wl) == SK3.name(wl).replace("-sk", "-sk-cr")
+    assert KernelConfig.parse(SK3_CR.name(wl))[1] == SK3_CR
+    assert KernelConfig.parse(name.replace("-f23", "-f23-cr"))[1] == ST3_CR
     assert ST3.needs_sm90a
     # f23 is a kernel of its own: not persistent, not the lane kernel, no lane knob but stages
     for bad in (persistent + "-cs2", name.replace("-f23", "-pb-lane-f23"),
                 name.replace("-f23", "-wg-f23"), name.replace("-f23", "-f23-ts2"),
                 name.replace("-f23-st3", "-st3"), name.replace("-f23-st3", "-pb-lane-cs2"),
                 name + "-cs1", name.replace("-f23", "-f23-sk"),
-                name.replace("-f23", "-pb-lane-sk")):
+                name.replace("-f23", "-pb-lane-sk"), name.replace("-f23", "-pb-lane-cr"),
+                name.replace("-f23-st3", "-f23-cr-sk-st3")):
         with pytest.raises(Exception, match="not a wino-tvm config name"):
             KernelConfig.parse(bad)
 
@@ -87,6 +94,10 @@ def test_name_round_trips() -> None:
      "stream-K (sk) is a schedule of persistent blocks: add persist (pb)"),
     (fp16(32, 14, 14, 256, 256), KernelConfig(persist=True, stream_k=True),
      "stream_k: a schedule of the F(2, 3) kernel only: drop it or add f23"),
+    (fp16(32, 14, 14, 256, 256), KernelConfig(compact_rows=True),
+     "compact_rows: a layout of the F(2, 3) kernel only: drop it or add f23"),
+    (fp16(32, 56, 56, 64, 64), ST3_CR.with_(stages=4),
+     "exceeds NVIDIA H100's 232448 B per block: fewer stages"),
 ])
 def test_problems_name_the_fix(wl: Conv2dWorkload, cfg: KernelConfig, message: str) -> None:
     assert message in "; ".join(cfg.problems(wl, H100))
@@ -96,7 +107,7 @@ def test_problems_name_the_fix(wl: Conv2dWorkload, cfg: KernelConfig, message: s
     (["--f23", "--lane"], "--f23 and --lane are two different kernels"),
     (["--f23", "--tb-n", "32"], "--f23 fixes the tiles, the fragment and every knob but --stages"),
     (["--f23", "--groups", "2"],
-     "but --stages, --c-split, --persist and --stream-k: drop the others"),
+     "but --stages, --c-split, --persist, --stream-k and --compact-rows: drop the others"),
     (["--f23", "--wgmma"], "--f23 fixes the tiles"),
     (["--f23", "--arch", "sm_80"], "--f23 runs on sm_90 GPUs (H100, H200), not sm_80"),
     (["--f23", "--accum", "fp16"], "f23 takes fp16 with fp32 accumulators"),
@@ -107,6 +118,7 @@ def test_problems_name_the_fix(wl: Conv2dWorkload, cfg: KernelConfig, message: s
     (["--f23", "--persist", "--c-split", "2"], "persistent blocks (pb) do not split C"),
     (["--stream-k"], "--stream-k is a schedule of the F(2, 3) kernel: add --f23 --persist"),
     (["--f23", "--stream-k"], "stream-K (sk) is a schedule of persistent blocks: add persist"),
+    (["--compact-rows"], "--compact-rows is a layout of the F(2, 3) kernel: add --f23"),
 ])
 def test_cli_refuses_bad_input_in_one_line(argv: list[str], message: str,
                                            capsys: pytest.CaptureFixture[str]) -> None:
@@ -126,16 +138,25 @@ def test_filled_source_and_launches() -> None:
     assert f"static_assert(kSmemBytes == {cfg.smem_bytes(wl)}," in kernels.source
     (ktrans,), (forward,) = kernels.weight_launches, kernels.forward_launches
     assert ktrans.args == ("w", "U") and ktrans.grid[0] * ktrans.block[0] >= 32 * 128
-    # 3 images x 5 rows x 5 tiles = 75 rows: one block of 128; two blocks of 64 channels
+    # 3 images x (5 + 1) rows x 5 tiles = 90 rows: one block of 128; two blocks of 64 channels
     assert forward.grid == (2, 1, 1) and forward.block == (256, 1, 1)
     assert not forward.persistent and forward.args == ("x", "U", "bias", "y")
-    # U's ring (4 x 24 KB), two warpgroups' 4 patch buffers (64 rows over 5 tiles a row span up
-    # to 14 output rows of 5-row images: 14 padded rows, 3 zero rows between images, 2 below;
-    # 19 x 12 pixels of 24 halves, to 128 bytes; V itself is not staged), the ring's 8 mbarriers
-    patch = -(-19 * 12 * 24 * 2 // 128) * 128
+    # U's ring (4 x 24 KB), two warpgroups' 4 patch buffers (V rows 64 + 10 over 5 tiles a row:
+    # 16 x 12 pixels of 24 halves; V itself is not staged), the ring's 8 mbarriers
+    patch = 16 * 12 * 24 * 2
     assert forward.shared_bytes == cfg.smem_bytes(wl) == 4 * 24576 + 2 * 4 * patch + 8 * 8
     assert [ws.count for ws in kernels.workspaces] == [12 * 32 * 128]
     assert "__cluster_dims__" not in kernels.source
+    assert "constexpr bool kCompactRows = false;" in kernels.source
+    # compact rows: 3 x 5 x 5 = 75 rows; 64 rows span up to 14 output rows of 5-row images, so
+    # 14 padded rows, 3 zero rows between images and 2 below: 19 x 12 pixels, to 128 bytes
+    compact = f23_kernels(wl, cfg.with_(compact_rows=True))
+    assert "constexpr bool kCompactRows = true;" in compact.source
+    assert compact.forward_launches[0].grid == (2, 1, 1)
+    assert compact.forward_launches[0].shared_bytes == (
+        4 * 24576 + 2 * 4 * -(-19 * 12 * 24 * 2 // 128) * 128 + 8 * 8)
+    assert cfg.with_(compact_rows=True).f23_rows(fp16(3, 7, 7, 16, 64)) == 3 * 7 * 4
+    assert cfg.f23_rows(fp16(3, 7, 7, 16, 64)) == 3 * 8 * 4
     assert "constexpr int kSplits = 1;" in kernels.source
     # the C split: a cluster of blocks along z, fixed at compile time, same shared memory
     split = f23_kernels(wl, KernelConfig.f23_config(4, c_split=2))
@@ -202,18 +223,22 @@ VARIANTS = {
     "c64_56_bias": (fp16(2, 56, 56, 64, 128, epilogue=("bias",)), ST3),
     "c512_7_st4_bias_odd": (fp16(3, 7, 7, 512, 64, epilogue=("bias",)), ST4),
     "c16_one_chunk_odd_relu": (fp16(3, 5, 9, 16, 128, epilogue=("relu",)), ST3),
+    "c16_cr_one_chunk_odd_relu": (fp16(3, 5, 9, 16, 128, epilogue=("relu",)), ST3_CR),
     "c32_two_chunks_st4_epilogue_odd": (fp16(2, 11, 13, 32, 64, epilogue=ALL), ST4),
-    "c512_7_cs2_epilogue": (fp16(3, 7, 7, 512, 128, epilogue=ALL), CS2),
+    "c512_7_cs2_cr_epilogue": (fp16(3, 7, 7, 512, 128, epilogue=ALL), CS2_CR),
     "c256_14_cs2_residual": (fp16(2, 14, 14, 256, 64, epilogue=("residual",)), CS2),
     "c64_cs4_one_chunk_odd_bias_relu": (fp16(2, 11, 13, 64, 64, epilogue=("bias", "relu")), CS4),
     "c48_pb_odd_epilogue_148_tiles": (fp16(48, 13, 13, 48, 256, epilogue=ALL), PB3),
+    "c48_pb_cr_odd_epilogue": (fp16(48, 13, 13, 48, 256, epilogue=ALL), PB3_CR),
     "c16_28_pb_one_chunk_relu_312_tiles": (fp16(12, 28, 28, 16, 512, epilogue=("relu",)), PB3),
     "c256_14_sk_n128": (fp16(128, 14, 14, 256, 256), SK3),
+    "c256_14_sk_cr_n128": (fp16(128, 14, 14, 256, 256), SK3_CR),
     "c48_sk_odd_epilogue_148_tiles": (fp16(48, 13, 13, 48, 256, epilogue=ALL), SK3),
     "c32_sk_two_tiles_odd_epilogue": (fp16(3, 5, 9, 32, 128, epilogue=ALL), SK3),
-    # images of 1 and 2 rows: every GEMM row at an image's edge, most at both
-    "c32_h1_pb_odd_epilogue": (fp16(40, 1, 9, 32, 64, epilogue=ALL), PB3),
-    "c48_h2_sk_odd": (fp16(33, 2, 7, 48, 128), SK3),
+    # images of 1 and 2 rows (with compact rows every GEMM row at an image's edge)
+    "c32_h1_pb_cr_odd_epilogue": (fp16(40, 1, 9, 32, 64, epilogue=ALL), PB3_CR),
+    "c48_h2_sk_cr_odd": (fp16(33, 2, 7, 48, 128), SK3_CR),
+    "c48_h2_pb_odd": (fp16(33, 2, 7, 48, 128), PB3),
 }
 
 

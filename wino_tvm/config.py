@@ -214,6 +214,10 @@ class KernelConfig:
     # F(2, 3) kernel with persist: each block takes a contiguous share of all tiles' chunks
     # (stream-K), a tile split between blocks finished through a global workspace
     stream_k: bool = False
+    # F(2, 3) kernel: GEMM rows of each image's H rows of tiles only (compact), instead of H + 1
+    # with a garbage row over the zero row between images (1 / (H + 1) fewer MMAs; the patch is
+    # staged in padded order either way)
+    compact_rows: bool = False
 
     @classmethod
     def lane_config(cls, tb_n: int, tb_k: int, groups: int = 1, k_split: int = 1,
@@ -228,12 +232,12 @@ class KernelConfig:
 
     @classmethod
     def f23_config(cls, stages: int, c_split: int = 1, persist: bool = False,
-                   stream_k: bool = False) -> KernelConfig:
+                   stream_k: bool = False, compact_rows: bool = False) -> KernelConfig:
         """An F(2, 3) config: its input ring's depth, its C split, persistent blocks or not and
-        their stream-K schedule, the fixed knobs (F23_TILES, F23_FRAGMENT, full fusion) and the
-        rest at their defaults."""
+        their stream-K schedule, its GEMM rows' layout, the fixed knobs (F23_TILES,
+        F23_FRAGMENT, full fusion) and the rest at their defaults."""
         return cls(*F23_TILES, *F23_FRAGMENT, "full", persist=persist, stages=stages, f23=True,
-                   c_split=c_split, stream_k=stream_k)
+                   c_split=c_split, stream_k=stream_k, compact_rows=compact_rows)
 
     def lane_only_knobs(self) -> list[str]:
         """The lane kernel's own knobs (LANE_ONLY_KNOBS) this config sets off their defaults."""
@@ -271,6 +275,7 @@ class KernelConfig:
             *(["stack"] if self.stack else []),
             *(["f23"] if self.f23 else []),
             *(["sk"] if self.stream_k else []),
+            *(["cr"] if self.compact_rows else []),
             *(f"{prefix}{getattr(self, knob)}" for prefix, knob in COUNTED_TOKENS.items()
               if getattr(self, knob) != _DEFAULTS[knob]),
         ]
@@ -283,13 +288,14 @@ class KernelConfig:
             dtype, accum, m, tbm, tbn, tbk, frag, fusion, vec, pad = parts[:10]
             fm, fn, fk = (int(v) for v in frag.removeprefix("frag").split("x"))
             # Optional tokens after the ten fixed ones: ul2, pb, lane, wg, tma, xown, stack, f23,
-            # sk, then COUNTED_TOKENS (numbers other than the defaults); name() must give back the
+            # sk, cr, then COUNTED_TOKENS (numbers other than the defaults); name() must give back the
             # same text.
             knobs: dict = {"u_smem": True, "persist": False, "lane": False, "wgmma": False,
                            "tma": False, "exchange_own": False, "stack": False, "f23": False,
-                           "stream_k": False}
+                           "stream_k": False, "compact_rows": False}
             flags = {"pb": "persist", "lane": "lane", "wg": "wgmma", "tma": "tma",
-                     "xown": "exchange_own", "stack": "stack", "f23": "f23", "sk": "stream_k"}
+                     "xown": "exchange_own", "stack": "stack", "f23": "f23", "sk": "stream_k",
+                     "cr": "compact_rows"}
             for token in parts[10:]:
                 if token == "ul2":
                     knobs["u_smem"] = False
@@ -304,7 +310,7 @@ class KernelConfig:
             # The grammar: g<N> or ks<N> (not both, but for lane) only after pb, pb not with ul2,
             # lane only after pb, ts<N>, wg, tma, xown and stack only with lane, st<N> with lane
             # or f23, f23 alone with st<N>, cs<N> and pb (not both), cs<N> only with f23, sk
-            # only with f23 and pb.
+            # only with f23 and pb, cr only with f23.
             split = cfg.groups != 1 or cfg.k_split != 1
             others = [k for k in cfg.lane_only_knobs() if k != "stages"]
             if (cfg._tokens() != parts[3:] or (split and not cfg.persist)
@@ -313,6 +319,7 @@ class KernelConfig:
                     or (cfg.f23 and (cfg.lane or others or (cfg.persist and cfg.c_split != 1)))
                     or (cfg.c_split != 1 and not cfg.f23)
                     or (cfg.stream_k and not (cfg.f23 and cfg.persist))
+                    or (cfg.compact_rows and not cfg.f23)
                     or (cfg.persist and not cfg.u_smem) or (cfg.lane and not cfg.persist)):
                 raise ValueError(name)
         except (ValueError, KeyError):
@@ -403,18 +410,24 @@ class KernelConfig:
         return WARP_SIZE * per_group * self.groups
 
     def f23_rows(self, wl: Conv2dWorkload) -> int:
-        """The F(2, 3) kernel's GEMM rows: N H ceil(W / 2) tiles of 2 output pixels."""
-        return wl.n * wl.h * -(-wl.w // 2)
+        """The F(2, 3) kernel's GEMM rows: N H ceil(W / 2) tiles of 2 output pixels with
+        compact_rows, else N (H + 1) ceil(W / 2), each image's last row of tiles garbage over
+        the zero row between images."""
+        return wl.n * (wl.h + (not self.compact_rows)) * -(-wl.w // 2)
 
     def f23_smem_bytes(self, wl: Conv2dWorkload) -> int:
         """The F(2, 3) kernel's shared memory (templates/f23_wgmma.cu's kSmemBytes, which it
         static_asserts): U's ring of F23_U_STAGES chunks (12 slices of 16 x tb_n), per warpgroup
-        `stages` input patches (the padded input rows of its 64 rows' span, a zero row between
-        images, each row 2T + 2 pixels of 24 halves: conflict-free; V itself goes from the patch
-        into wgmma's A registers), and the U ring's two mbarriers a stage."""
+        `stages` input patches (the padded input rows, a zero row before each image, that its
+        64 GEMM rows and the 2 filter rows below reach, each 2T + 2 pixels of 24 halves:
+        conflict-free; V itself goes from the patch into wgmma's A registers), and the U ring's
+        two mbarriers a stage."""
         tiles = -(-wl.w // 2)
-        span = (F23_WARPGROUP_ROWS - 1 + tiles - 1) // tiles
-        rows = span + (wl.h - 1 + span) // wl.h + 3
+        if self.compact_rows:  # up to `span` + 1 output rows and the zero rows between them
+            span = (F23_WARPGROUP_ROWS - 1 + tiles - 1) // tiles
+            rows = span + (wl.h - 1 + span) // wl.h + 3
+        else:  # the GEMM rows are the padded rows
+            rows = (F23_WARPGROUP_ROWS + 2 * tiles - 1) // tiles + 2
         patch = rows * (2 * tiles + 2) * (self.tb_k + 8) * 2
         group = self.stages * shmem_aligned(patch)
         u_chunk = 12 * self.tb_k * self.tb_n * 2
@@ -440,10 +453,10 @@ class KernelConfig:
         if wl.m != F23_M:
             out.append(f"f23 computes {F23_M} output pixels per tile (m={F23_M}), not m={wl.m}")
         if self != KernelConfig.f23_config(self.stages, self.c_split, self.persist,
-                                           self.stream_k):
+                                           self.stream_k, self.compact_rows):
             out.append(f"f23 takes tb_m, tb_n, tb_k = {', '.join(map(str, F23_TILES))}, frag "
                        f"{'x'.join(map(str, F23_FRAGMENT))}, fusion full and no other knobs "
-                       "but stages, c_split, persist and stream_k")
+                       "but stages, c_split, persist, stream_k and compact_rows")
         if self.persist and self.c_split != 1:
             out.append(f"f23: persistent blocks (pb) do not split C (c_split={self.c_split}): "
                        "drop one")
@@ -665,6 +678,9 @@ class KernelConfig:
             return out
         if self.stream_k and not self.f23:
             out.append("stream_k: a schedule of the F(2, 3) kernel only: drop it or add f23")
+            return out
+        if self.compact_rows and not self.f23:
+            out.append("compact_rows: a layout of the F(2, 3) kernel only: drop it or add f23")
             return out
         if self.f23:
             out = self._f23_problems(wl)

@@ -32,6 +32,7 @@ def f23_kernels(wl: Conv2dWorkload, cfg: KernelConfig) -> Kernels:
         "C_SPLITS": str(cfg.c_split),
         "PERSIST": "true" if cfg.persist else "false",
         "STREAM_K": "true" if cfg.stream_k else "false",
+        "COMPACT_ROWS": "true" if cfg.compact_rows else "false",
         "SK_MAX_BLOCKS": str(F23_SK_MAX_BLOCKS),
         "SK_THREAD_FLOATS": str(F23_SK_THREAD_FLOATS),
         "PARTIALS_ARG": "partials" if stream_k else "nullptr",

@@ -114,6 +114,9 @@ def _add_space_args(p: argparse.ArgumentParser) -> None:
     axes.add_argument("--f23-stream-k", type=_bools, default=Axes.f23_stream_k,
                       help="persistent F(2, 3) blocks on the stream-K schedule or not "
                            "(--f23 --persist --stream-k; default 0,1)")
+    axes.add_argument("--f23-compact-rows", type=_bools, default=Axes.f23_compact_rows,
+                      help="F(2, 3) GEMM rows without the garbage row between images or with "
+                           "(--f23 --compact-rows; default 0,1)")
     dev = p.add_argument_group("device limits (default: the GPU here)")
     dev.add_argument("--device", choices=sorted(KNOWN_DEVICES), help="use the known table")
     dev.add_argument("--sms", type=int, help="override: streaming multiprocessors")
@@ -184,7 +187,7 @@ def _axes(args: argparse.Namespace) -> Axes:
                 args.m_rounds, args.min_blocks, args.lane, args.lane_groups, args.lane_stages,
                 args.lane_wgmma, args.lane_tma, args.lane_tap_split, args.lane_exchange_own,
                 args.lane_stack, args.f23, args.f23_stages, args.f23_c_split,
-                args.f23_persist, args.f23_stream_k)
+                args.f23_persist, args.f23_stream_k, args.f23_compact_rows)
 
 
 def _workloads(args: argparse.Namespace) -> list[Conv2dWorkload]:
