@@ -182,12 +182,8 @@ __host__ __device__ constexpr int u_row(int kk) {
 // A thread's copies and transform tasks are the same in every chunk but for the channel offset,
 // so their addresses are computed once (recomputed per chunk they cost ~300 instructions a warp
 // and chunk: f23_wgmma/ run 3).
-// The copies fill the patch's W image columns only: its halo columns (w = -1, and w >= W, the
-// last tile's missing pixel at odd W) are zero in every stage from the kernel's start on (they
-// were 7%-30% of the copies at 28²-7²: f23_rows/ run 3).
-constexpr int kXPieces = kPatchRows * kW * 2;  // 16-byte pieces of the patch's image columns
+constexpr int kXPieces = kPatchRows * kPatchCols * 2;       // 16-byte pieces of the patch
 constexpr int kXSteps = (kXPieces + kGroupThreads - 1) / kGroupThreads;
-constexpr int kHaloCols = kPatchCols - kW;
 
 // A persistent block's copies run kXAhead chunks ahead of its transform, into the next tile, so
 // each has its own plan, made at the first chunk of each of the warpgroup's tiles.
@@ -209,9 +205,9 @@ __device__ __forceinline__ CopyPlan plan_copies(int tid, int g0) {
 #pragma unroll
   for (int s = 0; s < kXSteps; ++s) {
     const int i = tid + s * kGroupThreads;
-    const int pixel = i >> 1, pr = pixel / kW, w = pixel % kW;
-    const int p = padded_row(g0 / kT) + pr, n = p / kHp, h = p % kHp - 1;
-    const bool inside = i < kXPieces && n < kN && h >= 0;
+    const int pixel = i >> 1, pr = pixel / kPatchCols, px = pixel % kPatchCols;
+    const int p = padded_row(g0 / kT) + pr, n = p / kHp, h = p % kHp - 1, w = px - 1;
+    const bool inside = i < kXPieces && n < kN && h >= 0 && (unsigned)w < (unsigned)kW;
     plan.src[s] = inside ? ((n * kH + h) * kW + w) * kC + (i & 1) * 8 : -1;
   }
   return plan;
@@ -239,8 +235,7 @@ __device__ __forceinline__ void stage_x(uint32_t stage, const half* __restrict__
     const int i = tid + s * kGroupThreads;
     if (kXPieces % kGroupThreads != 0 && s == kXSteps - 1 && i >= kXPieces) break;
     const bool inside = plan.src[s] >= 0;
-    const int pixel = (i >> 1) / kW * kPatchCols + (i >> 1) % kW + 1;  // w + 1: after the halo
-    cp_async_16(stage + 2u * (uint32_t)(pixel * kPix + (i & 1) * 8),
+    cp_async_16(stage + 2u * (uint32_t)((i >> 1) * kPix + (i & 1) * 8),
                 inside ? x + plan.src[s] + chunk * kChunkC : x, inside ? 16 : 0);
   }
   asm volatile("cp.async.commit_group;" ::: "memory");
@@ -550,17 +545,7 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
     }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
-  // The halo columns of every stage of both warpgroups' rings (which lie one after another):
-  // w = -1, then w = W .. 2T. 16-byte stores of the pixels' 16 channels.
-  for (int i = threadIdx.x; i < kWarpgroups * kXStages * kPatchRows * kHaloCols * 2;
-       i += kThreads) {
-    const int stage = i / (kPatchRows * kHaloCols * 2), rest = i % (kPatchRows * kHaloCols * 2);
-    const int row = rest / (kHaloCols * 2), col = rest / 2 % kHaloCols;
-    const int px = col == 0 ? 0 : kW + col;
-    *reinterpret_cast<uint4*>(smem + kUStages * kUBytes + stage * kXBytes +
-                              ((row * kPatchCols + px) * kPix + rest % 2 * 8) * 2) = uint4{};
-  }
-  __syncthreads();  // the barriers are initialised and the halo written before any copy or wait
+  __syncthreads();  // the barriers are initialised before any copy or wait
   if (threadIdx.x == 0)
     for (int it = 0; it < kUAhead && it < iterations; ++it)
       stage_u(base + it * kUBytes, full(it), empty(it), u_src(it), it);
