@@ -288,8 +288,8 @@ class KernelConfig:
             dtype, accum, m, tbm, tbn, tbk, frag, fusion, vec, pad = parts[:10]
             fm, fn, fk = (int(v) for v in frag.removeprefix("frag").split("x"))
             # Optional tokens after the ten fixed ones: ul2, pb, lane, wg, tma, xown, stack, f23,
-            # sk, cr, then COUNTED_TOKENS (numbers other than the defaults); name() must give back the
-            # same text.
+            # sk, cr, then COUNTED_TOKENS (numbers other than the defaults); name() must give back
+            # the same text.
             knobs: dict = {"u_smem": True, "persist": False, "lane": False, "wgmma": False,
                            "tma": False, "exchange_own": False, "stack": False, "f23": False,
                            "stream_k": False, "compact_rows": False}

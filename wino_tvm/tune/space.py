@@ -116,7 +116,8 @@ class Axes:
     # opt-in) with each of f23_stages input buffers per warpgroup, each of f23_c_split blocks
     # per cluster sharing the C loop, persistent blocks or not (f23_persist; the problems
     # refuse both at once), their stream-K schedule or not (f23_stream_k, persistent only) and
-    # compact GEMM rows or padded ones (f23_compact_rows); its tiles are fixed. Only where the fusions include full.
+    # compact GEMM rows or padded ones (f23_compact_rows); its tiles are fixed. Only where the
+    # fusions include full.
     f23: tuple[bool, ...] = (False,)
     f23_stages: tuple[int, ...] = F23_STAGES
     # (cs4 lost everywhere in tune_csplit/: not offered by default)
