@@ -413,7 +413,8 @@ class KernelConfig:
         """The F(2, 3) kernel's GEMM rows: N H ceil(W / 2) tiles of 2 output pixels with
         compact_rows, else N (H + 1) ceil(W / 2), each image's last row of tiles garbage over
         the zero row between images."""
-        return wl.n * (wl.h + (not self.compact_rows)) * -(-wl.w // 2)
+        image_rows = wl.h if self.compact_rows else wl.h + 1
+        return wl.n * image_rows * -(-wl.w // 2)
 
     def f23_smem_bytes(self, wl: Conv2dWorkload) -> int:
         """The F(2, 3) kernel's shared memory (templates/f23_wgmma.cu's kSmemBytes, which it
