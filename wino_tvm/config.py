@@ -243,6 +243,10 @@ class KernelConfig:
         """The lane kernel's own knobs (LANE_ONLY_KNOBS) this config sets off their defaults."""
         return [knob for knob in LANE_ONLY_KNOBS if getattr(self, knob) != _DEFAULTS[knob]]
 
+    def f23_only_knobs(self) -> list[str]:
+        """The F(2, 3) kernel's own knobs (F23_ONLY_KNOBS) this config sets off their defaults."""
+        return [knob for knob in F23_ONLY_KNOBS if getattr(self, knob) != _DEFAULTS[knob]]
+
     @property
     def needs_sm90a(self) -> bool:
         """Uses sm_90a instructions (wgmma, TMA): compiled for WGMMA_ARCH, runs on sm_90 GPUs."""
@@ -317,9 +321,8 @@ class KernelConfig:
                     or (cfg.groups != 1 and cfg.k_split != 1 and not cfg.lane)
                     or (cfg.lane_only_knobs() and not (cfg.lane or cfg.f23))
                     or (cfg.f23 and (cfg.lane or others or (cfg.persist and cfg.c_split != 1)))
-                    or (cfg.c_split != 1 and not cfg.f23)
-                    or (cfg.stream_k and not (cfg.f23 and cfg.persist))
-                    or (cfg.compact_rows and not cfg.f23)
+                    or (cfg.f23_only_knobs() and not cfg.f23)
+                    or (cfg.stream_k and not cfg.persist)
                     or (cfg.persist and not cfg.u_smem) or (cfg.lane and not cfg.persist)):
                 raise ValueError(name)
         except (ValueError, KeyError):
@@ -673,15 +676,11 @@ class KernelConfig:
         if wl.dtype not in ELEMENT_BYTES:
             out.append(f"dtype {wl.dtype} has no Tensor Core path: use fp16 or int8")
             return out
-        if self.c_split != 1 and not self.f23:
-            out.append(f"c_split={self.c_split}: a knob of the F(2, 3) kernel only: drop it or "
-                       "add f23")
-            return out
-        if self.stream_k and not self.f23:
-            out.append("stream_k: a schedule of the F(2, 3) kernel only: drop it or add f23")
-            return out
-        if self.compact_rows and not self.f23:
-            out.append("compact_rows: a layout of the F(2, 3) kernel only: drop it or add f23")
+        if not self.f23 and (knobs := self.f23_only_knobs()):
+            value = getattr(self, knobs[0])
+            shown = knobs[0] if value is True else f"{knobs[0]}={value}"
+            out.append(f"{shown}: {F23_ONLY_KNOBS[knobs[0]]} of the F(2, 3) kernel only: drop it "
+                       "or add f23")
             return out
         if self.f23:
             out = self._f23_problems(wl)
@@ -785,6 +784,8 @@ COUNTED_TOKENS = {"g": "groups", "ks": "k_split", "oc": "ot_channels", "mr": "m_
 _DEFAULTS = {f.name: f.default for f in fields(KernelConfig)}
 # The knobs only the lane kernel takes, in the order their problems (and build's flags) are told.
 LANE_ONLY_KNOBS = ("stages", "wgmma", "tma", "exchange_own", "stack", "tap_split")
+# The knobs only the F(2, 3) kernel takes, in the order their problems are told, and what each is.
+F23_ONLY_KNOBS = {"c_split": "a knob", "stream_k": "a schedule", "compact_rows": "a layout"}
 
 
 def artifact_name(wl: Conv2dWorkload, cfg: KernelConfig) -> str:
