@@ -82,9 +82,15 @@ constexpr int kPatchRows = kCompactRows ? kSpan + (kH - 1 + kSpan) / kH + 3
 constexpr int kPatchCols = 2 * kT + 2;
 // Halves per staged pixel: a warp's 8-byte loads of tiles 2 pixels apart fall in distinct banks.
 constexpr int kPix = kChunkC + 8;
+// Halves per patch row. A half-warp's 4 tiles that cross into the next patch row skip its 2 halo
+// pixels (24 words), which lands one of them on a bank another already reads (1.43x the shared
+// load wavefronts at W = 14, 1.14x at 28); 8 more words a row keep the banks in step. With
+// T % 4 == 0 a half-warp's tiles never cross a row.
+constexpr int kRowPad = kT % 4 == 0 ? 0 : 16;
+constexpr int kRowHalves = kPatchCols * kPix + kRowPad;
 constexpr int kUStages = 4, kUAhead = 2;    // U's ring: 2 chunks in flight, 2 being read
 constexpr int kXAhead = kXStages - 1;       // all input stages but the one being read in flight
-constexpr int kXBytes = (kPatchRows * kPatchCols * kPix * 2 + 127) / 128 * 128;
+constexpr int kXBytes = (kPatchRows * kRowHalves * 2 + 127) / 128 * 128;
 constexpr int kUBytes = 12 * kChunkC * kBlockK * 2;
 constexpr int kGroupBytes = kXStages * kXBytes;  // a warpgroup's input ring
 // U's ring, then each warpgroup's, then the mbarriers full[s] and empty[s] of U's stages.
@@ -222,7 +228,7 @@ __device__ __forceinline__ TransformPlan plan_transform(int tid, int g0) {
   for (int hh = 0; hh < 2; ++hh) {
     const int gv = g0 + 16 * warp + g + 8 * hh, t = gv % kT;
     const int pr = padded_row(gv / kT) - padded_row(g0 / kT);
-    plan.src[hh] = (pr * kPatchCols + 2 * t) * kPix + 4 * q;
+    plan.src[hh] = pr * kRowHalves + 2 * t * kPix + 4 * q;
   }
   return plan;
 }
@@ -235,7 +241,8 @@ __device__ __forceinline__ void stage_x(uint32_t stage, const half* __restrict__
     const int i = tid + s * kGroupThreads;
     if (kXPieces % kGroupThreads != 0 && s == kXSteps - 1 && i >= kXPieces) break;
     const bool inside = plan.src[s] >= 0;
-    cp_async_16(stage + 2u * (uint32_t)((i >> 1) * kPix + (i & 1) * 8),
+    const int pixel = i >> 1, dst = pixel * kPix + pixel / kPatchCols * kRowPad + (i & 1) * 8;
+    cp_async_16(stage + 2u * (uint32_t)dst,
                 inside ? x + plan.src[s] + chunk * kChunkC : x, inside ? 16 : 0);
   }
   asm volatile("cp.async.commit_group;" ::: "memory");
@@ -249,8 +256,7 @@ __device__ __forceinline__ void load_row(const half* xs, const TransformPlan& pl
   for (int hh = 0; hh < 2; ++hh)
 #pragma unroll
     for (int e = 0; e < 4; ++e)
-      d[hh][e] = *reinterpret_cast<const uint2*>(xs + plan.src[hh] + r * kPatchCols * kPix +
-                                                 e * kPix);
+      d[hh][e] = *reinterpret_cast<const uint2*>(xs + plan.src[hh] + r * kRowHalves + e * kPix);
 }
 
 // wgmma's A fragments of V_j = B^T d for each tap j, filter row r, from load_row's values:

@@ -423,16 +423,17 @@ class KernelConfig:
         """The F(2, 3) kernel's shared memory (templates/f23_wgmma.cu's kSmemBytes, which it
         static_asserts): U's ring of F23_U_STAGES chunks (12 slices of 16 x tb_n), per warpgroup
         `stages` input patches (the padded input rows, a zero row before each image, that its
-        64 GEMM rows and the 2 filter rows below reach, each 2T + 2 pixels of 24 halves:
-        conflict-free; V itself goes from the patch into wgmma's A registers), and the U ring's
-        two mbarriers a stage."""
+        64 GEMM rows and the 2 filter rows below reach, each 2T + 2 pixels of 24 halves and a
+        pad where T % 4 != 0: conflict-free; V itself goes from the patch into wgmma's A
+        registers), and the U ring's two mbarriers a stage."""
         tiles = -(-wl.w // 2)
         if self.compact_rows:  # up to `span` + 1 output rows and the zero rows between them
             span = (F23_WARPGROUP_ROWS - 1 + tiles - 1) // tiles
             rows = span + (wl.h - 1 + span) // wl.h + 3
         else:  # the GEMM rows are the padded rows
             rows = (F23_WARPGROUP_ROWS + 2 * tiles - 1) // tiles + 2
-        patch = rows * (2 * tiles + 2) * (self.tb_k + 8) * 2
+        row_pad = 0 if tiles % 4 == 0 else 16  # the template's kRowPad: banks across rows
+        patch = rows * ((2 * tiles + 2) * (self.tb_k + 8) + row_pad) * 2
         group = self.stages * shmem_aligned(patch)
         u_chunk = 12 * self.tb_k * self.tb_n * 2
         warpgroups = self.tb_m // F23_WARPGROUP_ROWS

@@ -1,4 +1,5 @@
-"""cuDNN's own algorithms through templates/cudnn_conv.cu, built against the pip cuDNN. TVM-free.
+"""cuDNN's own algorithms and engine configurations through templates/cudnn_conv.cu, built
+against the pip cuDNN. TVM-free.
 
 The device image has cuDNN as the pip package nvidia-cudnn-cu13 (headers and libcudnn.so.9
 under site-packages/nvidia/cudnn/); CUDNN_HOME (a folder with include/ and lib/) overrides it.
@@ -17,6 +18,8 @@ from wino_tvm.runner import _NVCC_FLAGS, _arch_flags, _nvcc
 HELPER_SOURCE = Path(__file__).resolve().parents[1] / "templates" / "cudnn_conv.cu"
 HELPER_LIBRARY = "libcudnn_conv.so"
 CUDNN_SONAME = "libcudnn.so.9"
+# ConvSpec.algo of a graph run through the backend API with its fastest engine configuration.
+ENGINES = "ENGINES"
 
 
 class CudnnNotFound(WinoError):
@@ -107,6 +110,28 @@ class CudnnPlan:
             self._handle = None
 
 
+class EngineSet:
+    """Finalized plans of every engine configuration cuDNN offers for one graph
+    (heuristics mode A and the fallback list); run(i, ...) enqueues plan i on a stream."""
+
+    def __init__(self, helper: CudnnHelper, handle: ctypes.c_void_p, spec: ConvSpec) -> None:
+        self._helper, self._handle, self.spec = helper, handle, spec
+        lib = helper.lib
+        self.names = [lib.cc_engines_name(handle, i).decode()
+                      for i in range(lib.cc_engines_count(handle))]
+        self.workspace_bytes = [int(lib.cc_engines_workspace_bytes(handle, i))
+                                for i in range(len(self.names))]
+
+    def run(self, i: int, x: int, w: int, y: int, workspace: int, stream: int) -> None:
+        status = self._helper.lib.cc_engines_run(self._handle, i, x, w, y, workspace, stream)
+        self._helper.check(status, f"cudnnBackendExecute ({self.names[i]}, {self.spec.describe()})")
+
+    def close(self) -> None:
+        if self._handle:
+            self._helper.lib.cc_engines_destroy(self._handle)
+            self._handle = None
+
+
 class CudnnHelper:
     """ctypes view of libcudnn_conv.so."""
 
@@ -124,6 +149,13 @@ class CudnnHelper:
             "cc_workspace_bytes": (ctypes.c_size_t, [vp]),
             "cc_run": (i, [vp, vp, vp, vp, vp, ctypes.c_float, vp]),
             "cc_destroy": (None, [vp]),
+            "cc_engines_create": (i, [i, i, i, i, i, cp, cp, cp, ctypes.c_float,
+                                      ctypes.POINTER(vp)]),
+            "cc_engines_count": (i, [vp]),
+            "cc_engines_name": (cp, [vp, i]),
+            "cc_engines_workspace_bytes": (ctypes.c_size_t, [vp, i]),
+            "cc_engines_run": (i, [vp, i, vp, vp, vp, vp, vp]),
+            "cc_engines_destroy": (None, [vp]),
         }
         for name, (restype, argtypes) in signatures.items():
             fn = getattr(self.lib, name)
@@ -145,3 +177,16 @@ class CudnnHelper:
                                     ctypes.byref(handle))
         self.check(status, spec.describe())
         return CudnnPlan(self, handle, spec)
+
+    def engines(self, n: int, h: int, w: int, c: int, k: int, spec: ConvSpec,
+                alpha: float = 1.0) -> EngineSet:
+        """Plans of y = alpha * conv(x, w) (NHWC; spec's algo and math are not used) for every
+        engine configuration cuDNN builds; raises CudnnRefused if it builds none."""
+        if spec.layout != "NHWC":
+            raise WinoError(f"cuDNN engine sets are NHWC only, not {spec.layout}")
+        handle = ctypes.c_void_p()
+        status = self.lib.cc_engines_create(n, h, w, c, k, spec.in_type.encode(),
+                                            spec.out_type.encode(), spec.compute_type.encode(),
+                                            alpha, ctypes.byref(handle))
+        self.check(status, f"cuDNN engine configurations ({spec.describe()})")
+        return EngineSet(self, handle, spec)

@@ -16,7 +16,7 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 
-from wino_tvm.cudnn import ConvSpec, CudnnHelper, CudnnRefused
+from wino_tvm.cudnn import ENGINES, ConvSpec, CudnnHelper, CudnnRefused
 from wino_tvm.errors import WinoError
 from wino_tvm.harness import QUANT_POISON, SPEC_FILE, epilogue_scale
 from wino_tvm.library import WinoLibrary
@@ -46,6 +46,8 @@ CALIBRATION_CYCLES = 10_000_000
 # A host-bound timing (the GPU caught up with the enqueueing host, so the events time host gaps
 # too: 7 of 236 timings in one run) is taken again, at most this many times in all.
 TIMING_ATTEMPTS = 3
+# cuDNN's engine configurations wanting more workspace than this are left out (and listed).
+MAX_ENGINE_WORKSPACE = 2**31
 
 
 class Unavailable(WinoError):
@@ -59,6 +61,11 @@ class Options:
     warmup: int = 10
     iters: int = 100
     seed: int = 0
+
+
+# Each of cuDNN's engine configurations is timed this briefly to find the fastest, which is then
+# timed as every variant is.
+ENGINE_SCREEN = Options(warmup=3, iters=20)
 
 
 @dataclass
@@ -335,12 +342,81 @@ def cudnn_case(helper: CudnnHelper, ops: Operands, spec: ConvSpec, stream: torch
     return Case(call, output, poison, notes, plan.close)
 
 
+def cudnn_engines_case(helper: CudnnHelper, ops: Operands, spec: ConvSpec, tolerance: float,
+                       stream: torch.cuda.Stream, timer: Timer,
+                       scale_to_int8: bool = False) -> Case:
+    """cuDNN's fastest engine configuration for the graph: each plan checked and timed briefly
+    (ENGINE_SCREEN), the fastest correct one returned; its notes give every plan's time."""
+    n, h, w, c, k = ops.shape
+    wt = ops.w.permute(3, 0, 1, 2).contiguous()  # K,3,3,C
+    out = TORCH_DTYPES[spec.out_type]
+    ys = ops.y_ring(out)
+    alpha = 127.0 / float(ops.ref.abs().max()) if scale_to_int8 else 1.0
+    engines = helper.engines(n, h, w, c, k, spec, alpha)
+    try:
+        sizes = engines.workspace_bytes
+        fits = [i for i, size in enumerate(sizes) if size <= MAX_ENGINE_WORKSPACE]
+        workspace = torch.empty(max((sizes[i] for i in fits), default=0), dtype=torch.uint8,
+                                device="cuda")
+
+        def call_of(i: int) -> Callable[[int], None]:
+            def call(r: int) -> None:
+                engines.run(i, ops.xs[r].data_ptr(), wt.data_ptr(), ys[r].data_ptr(),
+                            workspace.data_ptr(), stream.cuda_stream)
+            return call
+
+        def output() -> torch.Tensor:
+            return ys[0].double() / alpha
+
+        def poison() -> None:
+            ys[0].fill_(-128 if out == torch.int8 else math.nan)
+
+        screen: dict[str, float | str] = {engines.names[i]: f"workspace {sizes[i]} B"
+                                          for i in range(len(sizes)) if i not in fits}
+        for i in fits:
+            try:
+                poison()
+                call_of(i)(0)
+                torch.cuda.synchronize()
+                rel, _, nonfinite = errors(output(), ops.ref)
+                if nonfinite or rel > tolerance:
+                    screen[engines.names[i]] = f"wrong (rel L2 {rel:.2e}, {nonfinite} non-finite)"
+                    continue
+                screen[engines.names[i]] = timer.time(call_of(i), ops.rotate,
+                                                      ENGINE_SCREEN)["median_us"]
+            except CudnnRefused as exc:
+                screen[engines.names[i]] = f"error: {exc}"
+        timed = {i: screen[engines.names[i]] for i in fits
+                 if isinstance(screen[engines.names[i]], float)}
+        if not timed:
+            raise CudnnRefused(f"none of cuDNN's {len(sizes)} engine configurations ran "
+                               f"correctly: {screen}", 0)
+        best = min(timed, key=timed.__getitem__)
+    except BaseException:
+        engines.close()
+        raise
+    notes = {"config": f"cuDNN engine {engines.names[best]}: fastest of {len(sizes)} "
+                       f"(heuristics A + fallback), {spec.in_type}->{spec.out_type} NHWC "
+                       f"compute={spec.compute_type}",
+             "engine_screen_us": screen}
+    if scale_to_int8:
+        notes["alpha"] = alpha
+    return Case(call_of(best), output, poison, notes, engines.close)
+
+
 # ---- one workload ---------------------------------------------------------------------------
 def cudnn_api_specs() -> list[tuple[str, ConvSpec]]:
     """(record name, configuration) of the baselines run through cuDNN's API. Each accepted
-    configuration is its own record; the report takes the fastest of a name."""
+    configuration is its own record; the report takes the fastest of a name. ENGINES: the
+    fastest of every engine configuration cuDNN's backend API builds for the graph."""
     half, gemm = "fp16", "IMPLICIT_PRECOMP_GEMM"
     return [
+        # cuDNN's best fp16 without cudnn.benchmark's noisy pick (cudnn_spread/), accumulating
+        # in fp32 (as the torch baseline does) and in fp16 (as our fp16-accumulator kernels).
+        *(("cudnn_engines", ConvSpec(half, "NHWC", half, acc, ENGINES, "any"))
+          for acc in ("fp32", half)),
+        ("cudnn_int8_engines", ConvSpec("int8", "NHWC", "fp32", "int32", ENGINES, "any")),
+        ("cudnn_int8_i8out_engines", ConvSpec("int8", "NHWC", "int8", "int32", ENGINES, "any")),
         # The paper's baseline, accumulating in fp32 (as our kernels do) and in fp16.
         *(("cudnn_winograd", ConvSpec(half, "NCHW", half, acc, "WINOGRAD_NONFUSED"))
           for acc in ("fp32", half)),
@@ -355,7 +431,7 @@ def cudnn_api_specs() -> list[tuple[str, ConvSpec]]:
 
 
 def baselines(ops16: Operands, ops8: Operands, helper: CudnnHelper | None,
-              helper_error: str | None, stream: torch.cuda.Stream):
+              helper_error: str | None, stream: torch.cuda.Stream, timer: Timer):
     """(record fields, operands, case factory) of every baseline, in the order they run."""
     out = [
         ({"fusion": "cudnn", "dtype": "fp16", "tolerance": BASELINE_TOLERANCE["fp16", "fp16"],
@@ -370,15 +446,19 @@ def baselines(ops16: Operands, ops8: Operands, helper: CudnnHelper | None,
     ]
     for fusion, spec in cudnn_api_specs():
         int8_out = spec.out_type == "int8"
+        tolerance = BASELINE_TOLERANCE[spec.in_type, spec.out_type]
         record = {
             "fusion": fusion, "dtype": spec.in_type, "config": spec.describe(),
-            "tolerance": BASELINE_TOLERANCE[spec.in_type, spec.out_type],
+            "tolerance": tolerance,
             "elem_bytes": {"x": ELEM_BYTES[spec.in_type], "w": ELEM_BYTES[spec.in_type],
                            "y": ELEM_BYTES[spec.out_type]},
         }
         ops = ops8 if spec.in_type == "int8" else ops16
         if helper is None:
             make = _raises(Unavailable(f"cuDNN helper unavailable: {helper_error}"))
+        elif spec.algo == ENGINES:
+            def make(ops=ops, spec=spec, int8_out=int8_out, tolerance=tolerance) -> Case:
+                return cudnn_engines_case(helper, ops, spec, tolerance, stream, timer, int8_out)
         else:
             def make(ops=ops, spec=spec, int8_out=int8_out) -> Case:
                 return cudnn_case(helper, ops, spec, stream, int8_out)
@@ -408,7 +488,8 @@ def measure_workload(shape: Shape, artifacts: Sequence[tuple[str, str | None, st
         helper = CudnnHelper(helper_path) if helper_path else None
         if helper is not None:
             common["cudnn_helper_version"] = helper.version()
-        for record, ops, make in baselines(ops16, ops8, helper, helper_error, stream):
+        for record, ops, make in baselines(ops16, ops8, helper, helper_error, stream,
+                                                 timer):
             records.append(run_case({**common, **record}, make, ops, timer, opts))
         for artifact, library, build_error in artifacts:
             record = {**common, **wino_record(Path(artifact))}
