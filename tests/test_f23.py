@@ -142,19 +142,21 @@ def test_filled_source_and_launches() -> None:
     assert forward.grid == (2, 1, 1) and forward.block == (256, 1, 1)
     assert not forward.persistent and forward.args == ("x", "U", "bias", "y")
     # U's ring (4 x 24 KB), two warpgroups' 4 patch buffers (V rows 64 + 10 over 5 tiles a row:
-    # 16 x 12 pixels of 24 halves; V itself is not staged), the ring's 8 mbarriers
-    patch = 16 * 12 * 24 * 2
+    # 16 rows of 12 pixels of 24 halves and, as 5 % 4 != 0, a pad of 16 halves against bank
+    # conflicts; V itself is not staged), the ring's 8 mbarriers
+    patch = 16 * (12 * 24 + 16) * 2
     assert forward.shared_bytes == cfg.smem_bytes(wl) == 4 * 24576 + 2 * 4 * patch + 8 * 8
     assert [ws.count for ws in kernels.workspaces] == [12 * 32 * 128]
     assert "__cluster_dims__" not in kernels.source
     assert "constexpr bool kCompactRows = false;" in kernels.source
     # compact rows: 3 x 5 x 5 = 75 rows; 64 rows span up to 14 output rows of 5-row images, so
-    # 14 padded rows, 3 zero rows between images and 2 below: 19 x 12 pixels, to 128 bytes
+    # 14 padded rows, 3 zero rows between images and 2 below: 19 rows of 12 pixels and the pad,
+    # to 128 bytes
     compact = f23_kernels(wl, cfg.with_(compact_rows=True))
     assert "constexpr bool kCompactRows = true;" in compact.source
     assert compact.forward_launches[0].grid == (2, 1, 1)
     assert compact.forward_launches[0].shared_bytes == (
-        4 * 24576 + 2 * 4 * -(-19 * 12 * 24 * 2 // 128) * 128 + 8 * 8)
+        4 * 24576 + 2 * 4 * -(-19 * (12 * 24 + 16) * 2 // 128) * 128 + 8 * 8)
     assert cfg.with_(compact_rows=True).f23_rows(fp16(3, 7, 7, 16, 64)) == 3 * 7 * 4
     assert cfg.f23_rows(fp16(3, 7, 7, 16, 64)) == 3 * 8 * 4
     assert "constexpr int kSplits = 1;" in kernels.source
