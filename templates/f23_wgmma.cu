@@ -133,7 +133,7 @@ __device__ __forceinline__ void group_sync(int warpgroup) {
 // `full`; first waits until both warpgroups are done with the stage's last chunk.
 __device__ __forceinline__ void stage_u(uint32_t u_dst, uint32_t full, uint32_t empty,
                                         const unsigned char* src, int it) {
-  if (it >= kUStages) bar_wait(empty, (it / kUStages - 1) & 1);
+  if (it >= kUStages) bar_wait(empty, ((unsigned)it / kUStages - 1) & 1);
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(full),
                "r"(kUBytes) : "memory");
   asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "
@@ -521,9 +521,10 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
   const int iterations = kStreamK ? share_begin(blockIdx.x + 1) - begin
                          : (kPersist ? (kTiles - first + stride - 1) / stride : 1) * kRankChunks;
   const auto tile_of = [&](int it) {
-    return kStreamK ? (begin + it) / kRankChunks : first + it / kRankChunks * stride;
+    return kStreamK ? (int)(unsigned(begin + it) / kRankChunks)
+                    : first + (int)((unsigned)it / kRankChunks) * stride;
   };
-  const auto chunk_of = [&](int it) { return (begin + it) % kRankChunks; };
+  const auto chunk_of = [&](int it) { return (int)(unsigned(begin + it) % kRankChunks); };
   const auto rows_of = [&](int tile) {
     return tile / kKBlocks * kBlockRows + warpgroup * kGroupRows;
   };
@@ -537,7 +538,7 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
   CopyPlan copies;
   const auto copy_x = [&](int it) {  // iteration it's patch into its stage, one commit group
     if (it == 0 || chunk_of(it) == 0) copies = plan_copies(tid, rows_of(tile_of(it)));
-    stage_x(x_base + it % kXStages * kXBytes, x_rank, copies, tid, chunk_of(it));
+    stage_x(x_base + (unsigned)it % kXStages * kXBytes, x_rank, copies, tid, chunk_of(it));
   };
   // Descriptor of U's slice (j, r) = (0, 0) at stage 0; the slice and stage add constants.
   const uint64_t b_desc0 = descriptor(base, 16u * kBlockK);
@@ -584,13 +585,13 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
     const int chunks = kStreamK ? min(kRankChunks - chunk0, iterations - it) : kRankChunks;
     const TransformPlan tasks = plan_transform(tid, rows_of(tile));
     for (int chunk = 0; chunk < chunks; ++chunk, ++it) {
-      const int u_stage = it % kUStages, x_stage = it % kXStages;
+      const int u_stage = (unsigned)it % kUStages, x_stage = (unsigned)it % kXStages;
       asm volatile("cp.async.wait_group %0;" ::"n"(kXAhead - 1) : "memory");
-      bar_wait(full(u_stage), it / kUStages & 1);
+      bar_wait(full(u_stage), (unsigned)it / kUStages & 1);
       // The chunk has landed for the warpgroup; its MMAs of it - 2 are done in all 4 warps.
       group_sync(warpgroup);
       if (it + kUAhead < iterations) {
-        const int next = (it + kUAhead) % kUStages;  // held it - 2
+        const int next = unsigned(it + kUAhead) % kUStages;  // held it - 2
         if (tid == 0 && it >= kUStages - kUAhead) bar_arrive(empty(next));
         if (threadIdx.x == 0)
           stage_u(base + next * kUBytes, full(next), empty(next), u_src(it + kUAhead),
