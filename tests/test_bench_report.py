@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from test_library import SMALL, FakeFunction, write_direct_artifact
 
-from wino_tvm import bench, cudnn, report
+from wino_tvm import bench, commit, cudnn, report
 from wino_tvm.errors import WinoError
 
 WL = {"N": 1, "H": 224, "W": 224, "C": 64, "K": 64}
@@ -246,6 +246,12 @@ def test_build_all_without_cudnn(monkeypatch: pytest.MonkeyPatch, tmp_path: Path
     assert libs[good] == good / "libwino.so" and libs[good].is_file()
     assert isinstance(libs[broken], str) and "nvcc failed" in libs[broken]
     assert isinstance(helper, str) and "cuDNN not found" in helper
+
+
+def test_commit_id(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    assert commit.commit_id() != "unknown"  # this checkout
+    monkeypatch.setenv("PATH", str(tmp_path / "no-bin"))  # no git
+    assert commit.commit_id() == "unknown"
 
 
 def test_bench_cli_errors_on_cpu(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

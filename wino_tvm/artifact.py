@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
 from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
@@ -12,6 +11,7 @@ from reconstructor.barriers import barrier_sites, remove_barriers
 from reconstructor.pipeline import reconstruct
 
 from .codegen import Prototype, generate
+from .commit import commit_id
 from .config import KernelConfig
 from .errors import WinoError
 from .f23 import f23_kernels
@@ -24,19 +24,6 @@ C_TYPES = {"fp16": "half", "int8": "int8_t", "fp32": "float", "int32": "int"}
 CONFIG_FILE = "config.json"
 PROTOTYPE_FILE = "prototype.cu"
 RECONSTRUCTED_FILE = "reconstructed.cu"
-
-
-def commit_id() -> str:
-    """Short commit of this checkout, '-dirty' when it has uncommitted changes."""
-    root = Path(__file__).resolve().parents[1]
-    try:
-        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, text=True,
-                              capture_output=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
-                               cwd=root, text=True, capture_output=True, check=True).stdout
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-    return head + ("-dirty" if dirty.strip() else "")
 
 
 def workspaces(wl: Conv2dWorkload, cfg: KernelConfig,

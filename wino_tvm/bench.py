@@ -15,7 +15,6 @@ import argparse
 import json
 import multiprocessing
 import os
-import subprocess
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -25,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from wino_tvm import report
+from wino_tvm.commit import commit_id
 from wino_tvm.errors import WinoError
 from wino_tvm.harness import SPEC_FILE
 from wino_tvm.library import KERNELS_FILE, compile_library
@@ -91,19 +91,6 @@ def parse_workloads(items: Sequence[str]) -> list[Shape]:
         new = STANDARD_WORKLOADS if item == "standard" else (parse_shape(item),)
         shapes += [s for s in new if s not in shapes]
     return shapes
-
-
-def commit_id() -> str:
-    """Short commit of this checkout ('-dirty' if changed), or 'unknown' (e.g. no .git)."""
-    root = Path(__file__).resolve().parents[1]
-    try:
-        def git(*args: str) -> str:
-            return subprocess.run(["git", *args], cwd=root, text=True, capture_output=True,
-                                  check=True).stdout.strip()
-        dirty = git("status", "--porcelain", "--untracked-files=no")
-        return git("rev-parse", "--short", "HEAD") + ("-dirty" if dirty else "")
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def build_all(dirs: Sequence[Path], arch: str, jobs: int,
