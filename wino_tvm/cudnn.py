@@ -93,29 +93,43 @@ class ConvSpec:
                 f"compute={self.compute_type} math={self.math}")
 
 
-class CudnnPlan:
-    """Descriptors and workspace size of one convolution; run() enqueues it on a stream."""
+class _Owned:
+    """A handle the helper library made for one configuration; close() frees it once, through
+    the library function named by DESTROY."""
+
+    DESTROY = ""
 
     def __init__(self, helper: CudnnHelper, handle: ctypes.c_void_p, spec: ConvSpec) -> None:
         self._helper, self._handle, self.spec = helper, handle, spec
+
+    def close(self) -> None:
+        if self._handle:
+            getattr(self._helper.lib, self.DESTROY)(self._handle)
+            self._handle = None
+
+
+class CudnnPlan(_Owned):
+    """Descriptors and workspace size of one convolution; run() enqueues it on a stream."""
+
+    DESTROY = "cc_destroy"
+
+    def __init__(self, helper: CudnnHelper, handle: ctypes.c_void_p, spec: ConvSpec) -> None:
+        super().__init__(helper, handle, spec)
         self.workspace_bytes = int(helper.lib.cc_workspace_bytes(handle))
 
     def run(self, x: int, w: int, y: int, workspace: int, stream: int, alpha: float = 1.0) -> None:
         status = self._helper.lib.cc_run(self._handle, x, w, y, workspace, alpha, stream)
         self._helper.check(status, f"cudnnConvolutionForward ({self.spec.describe()})")
 
-    def close(self) -> None:
-        if self._handle:
-            self._helper.lib.cc_destroy(self._handle)
-            self._handle = None
 
-
-class EngineSet:
+class EngineSet(_Owned):
     """Finalized plans of every engine configuration cuDNN offers for one graph
     (heuristics mode A and the fallback list); run(i, ...) enqueues plan i on a stream."""
 
+    DESTROY = "cc_engines_destroy"
+
     def __init__(self, helper: CudnnHelper, handle: ctypes.c_void_p, spec: ConvSpec) -> None:
-        self._helper, self._handle, self.spec = helper, handle, spec
+        super().__init__(helper, handle, spec)
         lib = helper.lib
         self.names = [lib.cc_engines_name(handle, i).decode()
                       for i in range(lib.cc_engines_count(handle))]
@@ -125,11 +139,6 @@ class EngineSet:
     def run(self, i: int, x: int, w: int, y: int, workspace: int, stream: int) -> None:
         status = self._helper.lib.cc_engines_run(self._handle, i, x, w, y, workspace, stream)
         self._helper.check(status, f"cudnnBackendExecute ({self.names[i]}, {self.spec.describe()})")
-
-    def close(self) -> None:
-        if self._handle:
-            self._helper.lib.cc_engines_destroy(self._handle)
-            self._handle = None
 
 
 class CudnnHelper:
