@@ -488,8 +488,8 @@ def measure_workload(shape: Shape, artifacts: Sequence[tuple[str, str | None, st
         helper = CudnnHelper(helper_path) if helper_path else None
         if helper is not None:
             common["cudnn_helper_version"] = helper.version()
-        for record, ops, make in baselines(ops16, ops8, helper, helper_error, stream,
-                                                 timer):
+        cases = baselines(ops16, ops8, helper, helper_error, stream, timer)
+        for record, ops, make in cases:
             records.append(run_case({**common, **record}, make, ops, timer, opts))
         for artifact, library, build_error in artifacts:
             record = {**common, **wino_record(Path(artifact))}

@@ -114,7 +114,7 @@ def cudnn_best(records: Iterable[Mapping], dtype: str) -> Mapping | None:
     BEST_BASELINE_ERROR."""
     bar = BEST_BASELINE_ERROR.get(dtype, math.inf)
     candidates = [r for r in records if is_baseline(r) and r.get("dtype") == dtype and usable(r)
-                  and r.get("rel_l2_err", 0.0) <= bar]
+                  and (r.get("rel_l2_err") or 0.0) <= bar]
     return min(candidates, key=lambda r: r["median_us"], default=None)
 
 
