@@ -196,6 +196,17 @@ class Timer:
         }
 
 
+def check(case: Case, ops: Operands, tolerance: float) -> tuple[float, float, int, bool]:
+    """Poison, run once on rotation slot 0 and compare with float64: (rel L2, max abs, count of
+    non-finite, correct)."""
+    case.poison()
+    case.call(0)
+    torch.cuda.synchronize()
+    expected = ops.ref if case.reference is None else case.reference
+    rel, max_abs, nonfinite = errors(case.output(), expected)
+    return rel, max_abs, nonfinite, nonfinite == 0 and rel <= tolerance
+
+
 def run_case(record: dict, make: Callable[[], Case], ops: Operands, timer: Timer,
              opts: Options) -> dict:
     """Build, check and (if correct) time one variant; failures become the record's status."""
@@ -204,12 +215,7 @@ def run_case(record: dict, make: Callable[[], Case], ops: Operands, timer: Timer
         case = make()
         try:
             rec.update(case.notes)
-            case.poison()
-            case.call(0)
-            torch.cuda.synchronize()
-            expected = ops.ref if case.reference is None else case.reference
-            rel, max_abs, nonfinite = errors(case.output(), expected)
-            correct = nonfinite == 0 and rel <= rec["tolerance"]
+            rel, max_abs, nonfinite, correct = check(case, ops, rec["tolerance"])
             rec.update(rel_l2_err=rel, max_abs_err=max_abs, nonfinite=nonfinite,
                        correct=correct, status="ok" if correct else "wrong")
             if correct:  # a wrong result is reported, not timed
@@ -375,11 +381,9 @@ def cudnn_engines_case(helper: CudnnHelper, ops: Operands, spec: ConvSpec, toler
                                           for i in range(len(sizes)) if i not in fits}
         for i in fits:
             try:
-                poison()
-                call_of(i)(0)
-                torch.cuda.synchronize()
-                rel, _, nonfinite = errors(output(), ops.ref)
-                if nonfinite or rel > tolerance:
+                rel, _, nonfinite, correct = check(Case(call_of(i), output, poison), ops,
+                                                   tolerance)
+                if not correct:
                     screen[engines.names[i]] = f"wrong (rel L2 {rel:.2e}, {nonfinite} non-finite)"
                     continue
                 screen[engines.names[i]] = timer.time(call_of(i), ops.rotate,
