@@ -37,12 +37,6 @@
 // channel slices of 32 beside U without the tap split, the fp16 picks at 448²-960² since
 // (1.04x-1.06x over the stacked split, bench/results/h100/sweep_stack/).
 //
-// With kTailSplit > 1 (stacked wgmma kernels without the tap split) the stacks of the last,
-// partial round are cut into kTailSplit parts of kTailNB n8 blocks of each warp's channels, and
-// the parts spread over all the blocks: where a round of one stack per SM takes as long as a
-// full one (bench/results/h100/last_round/), the last round then runs on kTailSplit x the SMs
-// with fewer MMAs and less OTrans per warp (bench/results/h100/tail_split/).
-//
 // With kWgmma (sm_90a) a warpgroup's four warps take four tile groups of one channel slice, and
 // each tap's MMA is one wgmma m64nNk16: A from the lanes' registers as above, B (U) read by the
 // tensor cores from shared memory in core-matrix order, once per warpgroup instead of once per
@@ -91,7 +85,6 @@ constexpr bool kF32Acc = {{F32_ACC}};
 constexpr bool kWgmma = {{WGMMA}};    // wgmma (sm_90a) instead of mma.sync
 constexpr bool kTma = WINO_LANE_TMA;  // TMA (sm_90a) instead of cp.async for the patches
 constexpr bool kStack = {{STACK}};    // the block's tile groups stacked on one patch (stack)
-constexpr int kTailSplit = {{TAIL_SPLIT}};  // channel parts of the last round's stacks (tail_split)
 constexpr bool kBias = {{BIAS}}, kResidual = {{RESIDUAL}}, kRelu = {{RELU}};
 using XT = {{X_T}};  // x: half, or int8_t
 using YT = {{Y_T}};  // y: half; int8 in: float, half or int8_t
@@ -100,7 +93,6 @@ constexpr bool kInt8In = std::is_same_v<XT, int8_t>;
 constexpr bool kScaledOut = {{SCALED_OUT}};  // y = conv / *y_scale (int8 in, fp16 or int8 y)
 
 constexpr int kNB = kWarpK / 8;                 // n8 blocks per warp
-constexpr int kTailNB = kNB / kTailSplit;       // n8 blocks per warp in a tail part
 constexpr int kTaps = 16 / kTapSplit;           // taps per warp (4 / kTapSplit tap rows)
 constexpr int kBlockK = kWarpK * kKSlices;      // output channels per block
 constexpr int kGroupWarps = kKSlices * kTapSplit;
@@ -172,8 +164,6 @@ static_assert(kStages >= 2, "lane layout: at least two patch buffers (one loads,
 static_assert(!kStack || (kTma && kGroups == 4 && !kExchangeOwn),
               "lane layout: a stack is 4 tile groups on one TMA patch, its exchange its own");
 static_assert(kTapSplit == 1 || kTapSplit == 2, "lane layout: all taps per warp, or half");
-static_assert(kTailSplit == 1 || (kStack && kWgmma && kTapSplit == 1 && kNB % kTailSplit == 0),
-              "lane layout: the tail split cuts a stacked wgmma warp's n8 blocks, all taps");
 static_assert(kWarpK == 16 * kTapSplit || (kWarpK == 32 * kTapSplit && !kF32Acc),
               "lane layout: 16 channels per warp per 16 taps, or 32 with fp16 accumulators "
               "(128 registers)");
@@ -291,15 +281,13 @@ __device__ __forceinline__ uint64_t u_descriptor(uint32_t address) {
   return (uint64_t)((address & 0x3FFFF) >> 4) | kLeading << 16 | kStride << 32;
 }
 
-// One tap's m64nNk16 wgmma (N = 8 NB: a warp's kWarpK, or a tail part's) into the lane's n8
-// blocks of that tap: d = A B, or d += A B with `accumulate` (no zeroing of the accumulators
-// between the MMAs).
-template <int NB>
-__device__ __forceinline__ void wgmma(uint32_t (&d)[NB][2], const uint32_t (&a)[4],
+// One tap's m64nNk16 wgmma (N = kWarpK) into the lane's n8 blocks of that tap: d = A B, or
+// d += A B with `accumulate` (no zeroing of the accumulators between the MMAs).
+__device__ __forceinline__ void wgmma(uint32_t (&d)[kWarpK / 8][2], const uint32_t (&a)[4],
                                       uint64_t desc, bool accumulate) {
 #ifdef __CUDA_ARCH_FEAT_SM90_ALL
   uint32_t* r = &d[0][0];
-  if constexpr (NB == 8)
+  if constexpr (kWarpK == 64)
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %21, 0;\n"
                  "wgmma.mma_async.sync.aligned.m64n64k16.f16.f16.f16 {%0,%1,%2,%3,%4,%5,%6,%7,"
                  "%8,%9,%10,%11,%12,%13,%14,%15}, {%16,%17,%18,%19}, %20, p, 1, 1, 0;\n}"
@@ -307,34 +295,27 @@ __device__ __forceinline__ void wgmma(uint32_t (&d)[NB][2], const uint32_t (&a)[
                    "+r"(r[6]), "+r"(r[7]), "+r"(r[8]), "+r"(r[9]), "+r"(r[10]), "+r"(r[11]),
                    "+r"(r[12]), "+r"(r[13]), "+r"(r[14]), "+r"(r[15])
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"((int)accumulate));
-  else if constexpr (NB == 4)
+  else if constexpr (kWarpK == 32)
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %13, 0;\n"
                  "wgmma.mma_async.sync.aligned.m64n32k16.f16.f16.f16 {%0,%1,%2,%3,%4,%5,%6,%7}, "
                  "{%8,%9,%10,%11}, %12, p, 1, 1, 0;\n}"
                  : "+r"(r[0]), "+r"(r[1]), "+r"(r[2]), "+r"(r[3]), "+r"(r[4]), "+r"(r[5]),
                    "+r"(r[6]), "+r"(r[7])
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"((int)accumulate));
-  else if constexpr (NB == 2)
+  else
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %9, 0;\n"
                  "wgmma.mma_async.sync.aligned.m64n16k16.f16.f16.f16 {%0,%1,%2,%3}, "
                  "{%4,%5,%6,%7}, %8, p, 1, 1, 0;\n}"
                  : "+r"(r[0]), "+r"(r[1]), "+r"(r[2]), "+r"(r[3])
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"((int)accumulate));
-  else
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %7, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n8k16.f16.f16.f16 {%0,%1}, "
-                 "{%2,%3,%4,%5}, %6, p, 1, 1, 0;\n}"
-                 : "+r"(r[0]), "+r"(r[1])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"((int)accumulate));
 #endif
 }
 
-template <int NB>
-__device__ __forceinline__ void wgmma(float (&d)[NB][4], const uint32_t (&a)[4],
+__device__ __forceinline__ void wgmma(float (&d)[kWarpK / 8][4], const uint32_t (&a)[4],
                                       uint64_t desc, bool accumulate) {
 #ifdef __CUDA_ARCH_FEAT_SM90_ALL
   float* r = &d[0][0];
-  if constexpr (NB == 4)
+  if constexpr (kWarpK == 32)
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %21, 0;\n"
                  "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 {%0,%1,%2,%3,%4,%5,%6,%7,"
                  "%8,%9,%10,%11,%12,%13,%14,%15}, {%16,%17,%18,%19}, %20, p, 1, 1, 0;\n}"
@@ -342,18 +323,12 @@ __device__ __forceinline__ void wgmma(float (&d)[NB][4], const uint32_t (&a)[4],
                    "+f"(r[6]), "+f"(r[7]), "+f"(r[8]), "+f"(r[9]), "+f"(r[10]), "+f"(r[11]),
                    "+f"(r[12]), "+f"(r[13]), "+f"(r[14]), "+f"(r[15])
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"((int)accumulate));
-  else if constexpr (NB == 2)
+  else
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %13, 0;\n"
                  "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 {%0,%1,%2,%3,%4,%5,%6,%7}, "
                  "{%8,%9,%10,%11}, %12, p, 1, 1, 0;\n}"
                  : "+f"(r[0]), "+f"(r[1]), "+f"(r[2]), "+f"(r[3]), "+f"(r[4]), "+f"(r[5]),
                    "+f"(r[6]), "+f"(r[7])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"((int)accumulate));
-  else
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %9, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%0,%1,%2,%3}, "
-                 "{%4,%5,%6,%7}, %8, p, 1, 1, 0;\n}"
-                 : "+f"(r[0]), "+f"(r[1]), "+f"(r[2]), "+f"(r[3])
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"((int)accumulate));
 #endif
 }
@@ -373,8 +348,7 @@ __device__ __forceinline__ half2 to_half2(half2 v) { return v; }
 __device__ __forceinline__ half2 to_half2(float2 v) { return __float22half2_rn(v); }
 
 // The channel pair of tap `tap`, n8 block j, tile (A row g or g + 8).
-template <int NB>
-__device__ __forceinline__ auto tap_pair(const Acc (&acc)[kTaps][NB][kAccRegs], int tap, int j,
+__device__ __forceinline__ auto tap_pair(const Acc (&acc)[kTaps][kNB][kAccRegs], int tap, int j,
                                          int tile) {
   if constexpr (kF32Acc)
     return make_float2(acc[tap][j][2 * tile], acc[tap][j][2 * tile + 1]);
@@ -435,8 +409,8 @@ __device__ __forceinline__ uint2 load_channels(const XT* at) {
 // B^T d B, MMA. xb is the lane's first input pixel in that buffer; b_chunk addresses U's
 // columns of the chunk (mma.sync: the lane's ldmatrix address at its first tap; wgmma: the
 // chunk's descriptor).
-template <int s, int NB, typename B>
-__device__ __forceinline__ void channel_step(Acc (&acc)[kTaps][NB][kAccRegs], const XT* xb,
+template <int s, typename B>
+__device__ __forceinline__ void channel_step(Acc (&acc)[kTaps][kNB][kAccRegs], const XT* xb,
                                              const PatchRows& rows, B b_chunk, bool first_chunk) {
   constexpr int kOffset = s * 16;
   constexpr int kInRows = kTapSplit == 1 ? 6 : 3;  // loaded rows (per tile with the tap split)
@@ -509,7 +483,7 @@ __device__ __forceinline__ void channel_step(Acc (&acc)[kTaps][NB][kAccRegs], co
                                          t[tile][h][3]));
         const int tap = tr * 4 + tc;  // of the warp's taps
 #pragma unroll
-        for (int p = 0; p < NB / 2; ++p) {
+        for (int p = 0; p < kNB / 2; ++p) {
           uint32_t b[4];
           ldmatrix_x4(b, b_chunk + 2u * (uint32_t)((tap * kBlockK + p * 16) * kRow + s * 16));
           mma(acc[tap][2 * p], a, b[0], b[1]);
@@ -523,11 +497,11 @@ __device__ __forceinline__ void channel_step(Acc (&acc)[kTaps][NB][kAccRegs], co
 
 // One chunk of the channel loop, one channel_step per 16 channels, unrolled by a fold
 // expression (nvcc left a plain `#pragma unroll` loop rolled, recomputing every address each step).
-template <int NB, typename B, int... S>
-__device__ __forceinline__ void channel_chunk(Acc (&acc)[kTaps][NB][kAccRegs], const XT* xb,
+template <typename B, int... S>
+__device__ __forceinline__ void channel_chunk(Acc (&acc)[kTaps][kNB][kAccRegs], const XT* xb,
                                               const PatchRows& rows, B b_chunk, bool first_chunk,
                                               std::integer_sequence<int, S...>) {
-  (channel_step<S, NB>(acc, xb, rows, b_chunk, first_chunk), ...);
+  (channel_step<S>(acc, xb, rows, b_chunk, first_chunk), ...);
 }
 
 // Image, top tile row and first tile column of tile group `group`.
@@ -648,23 +622,11 @@ __device__ __forceinline__ void wait_oldest_chunk(int group) {
   group_barrier(group);
 }
 
-// Of NB n8 blocks (a warp's kNB, or a tail part's kTailNB: within one run, or whole runs): the
-// channel pairs of a lane's run, its runs per output pixel (kStoreRun channels apart), the
-// 32-bit words of one run of type T, and the offset of pair j from the lane's first channel.
-template <int NB>
-constexpr int kRunPairs = NB < kStorePairs ? NB : kStorePairs;
-template <int NB>
-constexpr int kRuns = NB / kRunPairs<NB>;
-template <int NB, typename T>
-constexpr int kRunWords = 2 * kRunPairs<NB> * (int)sizeof(T) / 4;
-template <int NB>
-__host__ __device__ constexpr int pair_offset(int j) {
-  return j / kRunPairs<NB> * kStoreRun + 2 * (j % kRunPairs<NB>);
-}
-static_assert(kStorePairs % kTailNB == 0 || kTailNB % kStorePairs == 0,
-              "lane layout: a tail part lies within a lane's run of channels, or spans whole ones");
-static_assert(kRunWords<kTailNB, YT> >= 1,
-              "lane layout: a tail part stores at least 4 bytes per lane and pixel");
+// A lane's runs per output pixel (kStoreRun channels apart), and the 32-bit
+// words of one run of kLaneRun channels of type T.
+constexpr int kRuns = kNB / kStorePairs;
+template <typename T>
+constexpr int kRunWords = kLaneRun * (int)sizeof(T) / 4;
 
 // kWords words at `at`, in 16-byte stores (8- or 4-byte for shorter runs). In asm: from C++,
 // nvcc 13 split the uint4 store of half2 values into 4 32-bit stores (4x the store requests,
@@ -699,13 +661,12 @@ __device__ __forceinline__ void load_words(const void* at, uint32_t* w) {
   }
 }
 
-// One lane's 2 NB channels of an output pixel, run v at channel v kStoreRun.
-template <int NB>
+// One lane's 2 kNB channels of an output pixel, run v at channel v kStoreRun.
 __device__ __forceinline__ void store_pixel(YT* at,
-                                            const uint32_t (&packed)[kRuns<NB> * kRunWords<NB, YT>]) {
+                                            const uint32_t (&packed)[kRuns * kRunWords<YT>]) {
 #pragma unroll
-  for (int v = 0; v < kRuns<NB>; ++v)
-    store_words<kRunWords<NB, YT>>(at + v * kStoreRun, packed + v * kRunWords<NB, YT>);
+  for (int v = 0; v < kRuns; ++v)
+    store_words<kRunWords<YT>>(at + v * kStoreRun, packed + v * kRunWords<YT>);
 }
 
 // Channel pair j of a pixel's words of type T (half2 or float2) as float2, and back (int8:
@@ -758,40 +719,20 @@ __device__ __forceinline__ float2 signed_add(half2 sign, float2 a, float2 b) {
 
 using Pair = std::conditional_t<kF32Acc, float2, half2>;  // tap_pair's type
 
-// What the output stage of NB n8 blocks reads besides the accumulators: the lane's bias pairs,
-// the residual, and y's multiplier (1 / *y_scale for a scaled y).
-template <int NB>
+// What the output stage reads besides the accumulators: the lane's bias pairs, the residual,
+// and y's multiplier (1 / *y_scale for a scaled y).
 struct Epilogue {
-  float2 bias_pairs[NB];
+  float2 bias_pairs[kNB];
   const ET* residual;
   float y_multiplier;
 };
 
-// The epilogue of the lane's NB n8 blocks from output channel `channel` on.
-template <int NB>
-__device__ __forceinline__ Epilogue<NB> epilogue_at(const ET* __restrict__ bias,
-                                                    const ET* __restrict__ residual,
-                                                    const float* __restrict__ y_scale,
-                                                    int channel) {
-  Epilogue<NB> epilogue;
-#pragma unroll
-  for (int j = 0; j < NB; ++j) {
-    uint32_t pair[2] = {};
-    if constexpr (kBias)
-      load_words<(int)sizeof(ET) / 2>(bias + channel + pair_offset<NB>(j), pair);
-    epilogue.bias_pairs[j] = pair_from<ET>(pair, 0);
-  }
-  epilogue.residual = residual;
-  epilogue.y_multiplier = kScaledOut ? 1.f / __ldg(y_scale) : 1.f;
-  return epilogue;
-}
-
 // The epilogue relu(conv + bias + residual) in fp32 on kRowsOut output rows of one tile (from
-// pixel row py, column px), and 2 NB channels per pixel stored. int8 in: OTrans's sums
+// pixel row py, column px), and 2 kNB adjacent channels per pixel stored. int8 in: OTrans's sums
 // times 2^kUShift first (integer units), and a scaled y times y_multiplier last.
-template <int kRowsOut, int NB>
-__device__ __forceinline__ void store_rows(const Pair (&out)[kRowsOut][2][NB], int n, int py,
-                                           int px, int channel, const Epilogue<NB>& epilogue,
+template <int kRowsOut>
+__device__ __forceinline__ void store_rows(const Pair (&out)[kRowsOut][2][kNB], int n, int py,
+                                           int px, int channel, const Epilogue& epilogue,
                                            YT* __restrict__ y) {
   constexpr float kUnscale = (float)(1ll << kUShift);
 #pragma unroll
@@ -800,16 +741,16 @@ __device__ __forceinline__ void store_rows(const Pair (&out)[kRowsOut][2][NB], i
     for (int b = 0; b < 2; ++b) {
       if (kRagged && (py + a >= kH || px + b >= kW)) continue;
       const long long at = y_index(n, py + a, px + b, channel);
-      uint32_t packed[kRuns<NB> * kRunWords<NB, YT>];
-      uint32_t res[kRuns<NB> * kRunWords<NB, ET>] = {};
+      uint32_t packed[kRuns * kRunWords<YT>];
+      uint32_t res[kRuns * kRunWords<ET>] = {};
       if constexpr (kResidual) {
 #pragma unroll
-        for (int v = 0; v < kRuns<NB>; ++v)
-          load_words<kRunWords<NB, ET>>(epilogue.residual + at + v * kStoreRun,
-                                        res + v * kRunWords<NB, ET>);
+        for (int v = 0; v < kRuns; ++v)
+          load_words<kRunWords<ET>>(epilogue.residual + at + v * kStoreRun,
+                                    res + v * kRunWords<ET>);
       }
 #pragma unroll
-      for (int j = 0; j < NB; ++j) {
+      for (int j = 0; j < kNB; ++j) {
         if constexpr (kEpilogue || kInt8In) {
           float2 v = to_float2(out[a][b][j]);
           if constexpr (kInt8In) v = make_float2(v.x * kUnscale, v.y * kUnscale);
@@ -823,7 +764,7 @@ __device__ __forceinline__ void store_rows(const Pair (&out)[kRowsOut][2][NB], i
           packed[j] = h2u(to_half2(out[a][b][j]));
         }
       }
-      store_pixel<NB>(y + at, packed);
+      store_pixel(y + at, packed);
     }
 }
 
@@ -838,13 +779,11 @@ struct Exchange {
   const uint32_t* theirs[2];  // the other half's (partner_warp in forward)
 };
 
-template <int NB>
-__device__ __forceinline__ void otrans_store(const Acc (&acc)[kTaps][NB][kAccRegs], int3 o, int g,
-                                             int channel, const Epilogue<NB>& epilogue,
+__device__ __forceinline__ void otrans_store(const Acc (&acc)[kTaps][kNB][kAccRegs], int3 o, int g,
+                                             int channel, const Epilogue& epilogue,
                                              YT* __restrict__ y, int half_index,
                                              const PatchRows& rows, const Exchange& exchange,
                                              int group) {
-  static_assert(kTapSplit == 1 || NB == kNB, "lane layout: the tap split has no tail parts");
   const auto column_sums = [&](int i, int j, int tile, Pair& sum, Pair& dif) {
     const Pair m0 = tap_pair(acc, 4 * i, j, tile), m1 = tap_pair(acc, 4 * i + 1, j, tile);
     const Pair m2 = tap_pair(acc, 4 * i + 2, j, tile), m3 = tap_pair(acc, 4 * i + 3, j, tile);
@@ -854,9 +793,9 @@ __device__ __forceinline__ void otrans_store(const Acc (&acc)[kTaps][NB][kAccReg
   if constexpr (kTapSplit == 1) {
 #pragma unroll
     for (int tile = 0; tile < 2; ++tile) {
-      Pair out[2][2][NB];  // [row][col][n8 block j]
+      Pair out[2][2][kNB];  // [row][col][n8 block j]
 #pragma unroll
-      for (int j = 0; j < NB; ++j) {
+      for (int j = 0; j < kNB; ++j) {
         Pair sum[4], dif[4];
 #pragma unroll
         for (int i = 0; i < 4; ++i) column_sums(i, j, tile, sum[i], dif[i]);
@@ -989,7 +928,16 @@ __device__ __forceinline__ void forward(const void* x_map, const XT* __restrict_
       (uint32_t)__cvta_generic_to_shared(Us) +
       16u * (uint32_t)(half_index * kTaps * kC / 8 * kBlockK + kslice * kWarpK));
   const int channel = k_block + kslice * kWarpK + k_physical(q, 0);
-  const Epilogue<kNB> epilogue = epilogue_at<kNB>(bias, residual, y_scale, channel);
+  Epilogue epilogue;
+#pragma unroll
+  for (int j = 0; j < kNB; ++j) {
+    uint32_t pair[2] = {};
+    if constexpr (kBias)
+      load_words<(int)sizeof(ET) / 2>(bias + channel + k_physical(0, j), pair);
+    epilogue.bias_pairs[j] = pair_from<ET>(pair, 0);
+  }
+  epilogue.residual = residual;
+  epilogue.y_multiplier = kScaledOut ? 1.f / __ldg(y_scale) : 1.f;
 
   const int unit = kStack ? 0 : group;  // the block's unit of work this warp takes
   XT* patch = reinterpret_cast<XT*>(smem + kUBytes) + unit * kStages * kPatchElems;
@@ -1012,29 +960,14 @@ __device__ __forceinline__ void forward(const void* x_map, const XT* __restrict_
   Exchange exchange = {
       {exchange_words(warp, 0), exchange_words(warp, kOwnExchangeTiles - 1)},
       {exchange_words(partner_warp, 0), exchange_words(partner_warp, kOwnExchangeTiles - 1)}};
-  // The block's works, in order: tile group (stacked: stack) first + w * stride in round w;
-  // with the tail split, the rounds every block takes a whole stack in (full_rounds), then the
-  // last, partial round's stacks in kTailSplit parts, spread over the blocks (part p of them all:
-  // stack full_rounds * stride + p / kTailSplit, n8 blocks (p % kTailSplit) kTailNB on).
-  // Items (work, chunk) run in order through the ring of buffers: item i is chunk i % kChunks of
-  // work i / kChunks, in buffer i % kStages.
+  // Items (tile group, chunk) run in order through the ring of buffers: item i is chunk
+  // i % kChunks of tile group first + (i / kChunks) * stride, in buffer i % kStages.
+  // Stacked, the block's groups walk the same stacks (tile_group counts stacks).
   const int stride = gridDim.x * kUnits;
-  const int first = blockIdx.x * kUnits + unit;
-  const int full_rounds = kTileGroups / stride;
-  const int tail_parts = (kTileGroups - full_rounds * stride) * kTailSplit;
-  struct Work {
-    int tile_group;  // kTileGroups or more: none
-    int part;        // the tail part, -1: the whole width
-  };
-  const auto work = [&](int w) -> Work {
-    if (kTailSplit == 1 || w < full_rounds) return {first + w * stride, -1};
-    const int p = blockIdx.x + (w - full_rounds) * (int)gridDim.x;
-    return {p < tail_parts ? full_rounds * stride + p / kTailSplit : kTileGroups,
-            p % kTailSplit};
-  };
-  // Stages item `item` into buffer b.
+  int tile_group = blockIdx.x * kUnits + unit;
+  // Stages item `item`, counted from tile_group's first chunk, into buffer b.
   const auto stage_item = [&](int b, int item) {
-    const int ahead = work(item / kChunks).tile_group;
+    const int ahead = tile_group + item / kChunks * stride;
     if constexpr (kTma) {
       if (elected)
         tma_stage(patch + b * kPatchElems, bars + b, x_map, group_origin(ahead), item % kChunks,
@@ -1051,27 +984,26 @@ __device__ __forceinline__ void forward(const void* x_map, const XT* __restrict_
 
   int buffer = 0;      // of the item about to be computed
   uint32_t phase = 0;  // TMA: bit b, the parity of buffer b's next completion
-  // Work w on NB n8 blocks of each warp's channels from n8 block j0 on: the chunk loop, OTrans
-  // and the stores.
-  const auto run = [&](auto nb, int w, int tile_group, int j0) {
-    constexpr int NB = decltype(nb)::value;
+  // wgmma: the warpgroup's four tile groups run the same trips (its MMAs are collective), and
+  // those past the last tile group compute on stale data without storing it.
+  for (; (kWgmma && !kStack ? tile_group - rank : tile_group) < kTileGroups;
+       tile_group += stride) {
     int3 o = group_origin(tile_group);
     if constexpr (kStack) o.y += 2 * group;
     // wgmma's first MMA of a tile group overwrites the accumulators instead (zeroing them
     // between MMAs would make ptxas fence each one).
-    Acc acc[kTaps][NB][kAccRegs];
+    Acc acc[kTaps][kNB][kAccRegs];
     if constexpr (!kWgmma) {
 #pragma unroll
       for (int t = 0; t < kTaps; ++t)
 #pragma unroll
-        for (int j = 0; j < NB; ++j)
+        for (int j = 0; j < kNB; ++j)
 #pragma unroll
           for (int r = 0; r < kAccRegs; ++r) acc[t][j][r] = Acc(0);
     }
 #pragma unroll kChunkUnroll
     for (int chunk = 0; chunk < kChunks; ++chunk) {
       // The item kStages - 1 ahead goes to the buffer the group's previous item used.
-      const int ahead = w * kChunks + chunk + kStages - 1;
       if constexpr (kTma) {
         // The group (stacked: the block) is done with that buffer; then this item's copy must
         // have landed.
@@ -1079,27 +1011,25 @@ __device__ __forceinline__ void forward(const void* x_map, const XT* __restrict_
           asm volatile("bar.sync 0;" ::: "memory");
         else
           group_barrier(group);
-        stage_item(ring_previous(buffer), ahead);
+        stage_item(ring_previous(buffer), chunk + kStages - 1);
         tma_wait(bars + buffer, phase >> buffer & 1u);
         phase ^= 1u << buffer;
       } else {
         wait_oldest_chunk(group);
-        stage_item(ring_previous(buffer), ahead);
+        stage_item(ring_previous(buffer), chunk + kStages - 1);
       }
       if constexpr (kWgmma) {
         // With one warp per tile group the descriptors are uniform (uniform registers, one
         // UIADD3 each). With more they are not: opaque per chunk, else nvcc hoists every
         // wgmma's descriptor out of the tile-group loop into registers (spills at C = 128).
-        // A tail part's n8 blocks start 8 j0 rows (of 16 bytes) into the slice.
-        uint64_t desc = b_desc + (uint64_t)(chunk * kChunkC / 8 * kBlockK + 8 * j0);
+        uint64_t desc = b_desc + (uint64_t)(chunk * kChunkC / 8 * kBlockK);
         if constexpr (kGroupWarps > 1) asm volatile("" : "+l"(desc));
-        channel_chunk<NB>(acc, xb + buffer * kPatchElems, rows, desc, chunk == 0,
-                          std::make_integer_sequence<int, kStepsPerChunk>{});
+        channel_chunk(acc, xb + buffer * kPatchElems, rows, desc, chunk == 0,
+                      std::make_integer_sequence<int, kStepsPerChunk>{});
       } else {
-        static_assert(NB == kNB, "lane layout: mma.sync takes a warp's whole width");
-        channel_chunk<NB>(acc, xb + buffer * kPatchElems, rows,
-                          b_base + 2u * (uint32_t)(chunk * kChunkC), chunk == 0,
-                          std::make_integer_sequence<int, kStepsPerChunk>{});
+        channel_chunk(acc, xb + buffer * kPatchElems, rows,
+                      b_base + 2u * (uint32_t)(chunk * kChunkC), chunk == 0,
+                      std::make_integer_sequence<int, kStepsPerChunk>{});
       }
       buffer = ring_next(buffer);
     }
@@ -1108,10 +1038,10 @@ __device__ __forceinline__ void forward(const void* x_map, const XT* __restrict_
 #pragma unroll
       for (int t = 0; t < kTaps; ++t)
 #pragma unroll
-        for (int j = 0; j < NB; ++j)
+        for (int j = 0; j < kNB; ++j)
 #pragma unroll
           for (int r = 0; r < kAccRegs; ++r) wgmma_settle(acc[t][j][r]);
-      if (tile_group >= kTileGroups) return;
+      if (tile_group >= kTileGroups) continue;
     }
     if constexpr (kExchangeInPatch) {
       // Tile 1's words in the buffer of the group's last item.
@@ -1120,28 +1050,7 @@ __device__ __forceinline__ void forward(const void* x_map, const XT* __restrict_
       exchange.mine[1] = reinterpret_cast<uint32_t*>(last + in_group * kTileBytes);
       exchange.theirs[1] = reinterpret_cast<uint32_t*>(last + (in_group ^ 1) * kTileBytes);
     }
-    if constexpr (NB == kNB) {
-      otrans_store(acc, o, g, channel, epilogue, y, half_index, rows, exchange, group);
-    } else {
-      const int part_channel = channel + pair_offset<kNB>(j0);
-      otrans_store(acc, o, g, part_channel,
-                   epilogue_at<NB>(bias, residual, y_scale, part_channel), y, half_index, rows,
-                   exchange, group);
-    }
-  };
-  // wgmma: the warpgroup's four tile groups run the same trips (its MMAs are collective), and
-  // those past the last tile group compute on stale data without storing it.
-  int w = 0;
-  for (; kTailSplit == 1 || w < full_rounds; ++w) {
-    const int tile_group = work(w).tile_group;
-    if ((kWgmma && !kStack ? tile_group - rank : tile_group) >= kTileGroups) break;
-    run(std::integral_constant<int, kNB>{}, w, tile_group, 0);
-  }
-  if constexpr (kTailSplit > 1) {
-    // A loop of its own: inside the whole-width loop, its copy of the chunk loop raised the
-    // registers of both (fp16 tbn16 tbk32: 182 -> 255 and spills).
-    for (Work now = work(w); now.tile_group < kTileGroups; now = work(++w))
-      run(std::integral_constant<int, kTailNB>{}, w, now.tile_group, now.part * kTailNB);
+    otrans_store(acc, o, g, channel, epilogue, y, half_index, rows, exchange, group);
   }
 }
 

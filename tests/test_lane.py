@@ -34,10 +34,9 @@ ALL = ("bias", "residual", "relu")
 
 def lane_cfg(tb_n: int = 32, k_split: int = 2, groups: int = 4, tb_k: int = 32,
              stages: int = 2, wgmma: bool = False, tap_split: int = 1,
-             tma: bool = False, exchange_own: bool = False, stack: bool = False,
-             tail_split: int = 1) -> KernelConfig:
+             tma: bool = False, exchange_own: bool = False, stack: bool = False) -> KernelConfig:
     return KernelConfig.lane_config(tb_n, tb_k, groups, k_split, stages, wgmma, tap_split, tma,
-                                    exchange_own, stack, tail_split)
+                                    exchange_own, stack)
 
 
 def fp16(*shape: int, accum: str = "fp16", epilogue: tuple[str, ...] = ()) -> Conv2dWorkload:
@@ -70,12 +69,6 @@ def test_name_round_trips_and_lane_needs_pb() -> None:
     stacked = lane_cfg(64, 1, wgmma=True, tap_split=2, tma=True, stack=True)
     assert stacked.name(wl).endswith("-pb-lane-wg-tma-stack-g4-ts2")
     assert KernelConfig.parse(stacked.name(wl))[1] == stacked
-    tail = lane_cfg(32, 2, wgmma=True, tma=True, stack=True, tail_split=4)
-    assert tail.name(wl).endswith("-pb-lane-wg-tma-stack-g4-ks2-tl4")
-    assert KernelConfig.parse(tail.name(wl))[1] == tail
-    # the tail split is the lane kernel's knob only
-    with pytest.raises(WinoError, match="not a wino-tvm config name"):
-        KernelConfig.parse("fp16-fp16-m2-tbm16-tbn32-tbk64-frag16x16x16-full-vec16-pad16-pb-tl2")
     # stacking is the lane kernel's knob only
     with pytest.raises(WinoError, match="not a wino-tvm config name"):
         KernelConfig.parse("fp16-fp16-m2-tbm16-tbn32-tbk64-frag16x16x16-full-vec16-pad16-pb-stack")
@@ -145,19 +138,6 @@ def test_name_round_trips_and_lane_needs_pb() -> None:
      "drop exchange_own (xown)"),
     (fp16(1, 56, 56, 64, 64, accum="fp32"), lane_cfg(64, 1, tap_split=2),
      "with fp32 accumulators and tap_split=2 one of (32,)"),
-    (fp16(1, 56, 56, 64, 64), KernelConfig(16, 32, 64, fusion="full", tail_split=2),
-     "tail_split=2: a knob of the lane kernel only"),
-    (fp16(1, 56, 56, 64, 64), lane_cfg(32, 2, 4, 64, 2, True, tma=True, tail_split=2),
-     "it needs stack, wgmma and tap_split=1"),
-    (fp16(1, 56, 56, 64, 64), lane_cfg(64, 1, 4, 32, 2, True, 2, tma=True, stack=True,
-                                       tail_split=2), "it needs stack, wgmma and tap_split=1"),
-    (fp16(1, 56, 56, 64, 64), lane_cfg(32, 2, 4, 64, 2, True, tma=True, stack=True,
-                                       tail_split=3), "tail_split=3 must be one of (1, 2, 4)"),
-    (fp16(1, 56, 56, 64, 64), lane_cfg(16, 2, 4, 64, 2, True, tma=True, stack=True,
-                                       tail_split=4), "parts of 8 channels or more"),
-    (int8(1, 56, 56, 64, 64, out="int8"), lane_cfg(16, 2, 4, 64, 2, True, tma=True, stack=True,
-                                                   tail_split=2),
-     "leaves 2 int8 channels per lane and pixel, under 4 bytes: at most 1"),
     (fp16(1, 56, 56, 64, 64), lane_cfg(64, 1, 8, tap_split=2),
      "groups x k_split x tap_split warps (8 x 1 x 2) must be 1 to 9"),
     (fp16(1, 28, 28, 128, 128), lane_cfg(64, 1, 2, tap_split=2), "exceeds NVIDIA H100's"),
@@ -186,9 +166,6 @@ def test_int8_lane_problem_offers_no_empty_choice() -> None:
     (["--dtype", "fp16", "--tma"], "--tma is a knob of the lane kernel"),
     (["--dtype", "fp16", "--exchange-own"], "--exchange-own is a knob of the lane kernel"),
     (["--dtype", "fp16", "--stack"], "--stack is a knob of the lane kernel"),
-    (["--dtype", "fp16", "--tail-split", "2"], "--tail-split is a knob of the lane kernel"),
-    (["--dtype", "fp16", "--accum", "fp16", "--m", "2", "--lane", "--tb-n", "32", "--wgmma",
-      "--tma", "--tail-split", "2"], "it needs stack, wgmma and tap_split=1"),
     (["--dtype", "fp16", "--accum", "fp16", "--m", "2", "--lane", "--tb-n", "32", "--stack"],
      "it needs tma and groups=4"),
     (["--dtype", "fp16", "--accum", "fp16", "--m", "2", "--lane", "--tb-n", "32", "--tma",
@@ -264,13 +241,6 @@ def test_space_offers_lane_configs_only_where_they_apply() -> None:
     assert {cfg for cfg in twins if cfg.smem_bytes(wl) <= H100.smem_per_block} <= {
         c.cfg for c in space}
     assert any(cfg.smem_bytes(wl) > H100.smem_per_block for cfg in twins)
-    # the tail split: opt-in, stacked wgmma blocks without the tap split, beside their twins
-    space, _ = config_space(wl, H100, Axes(lane_wgmma=(True,), lane_tma=(True,),
-                                           lane_stack=(True,), lane_tail_split=(1, 2, 4)))
-    tails = [c.cfg for c in space if c.cfg.tail_split != 1]
-    assert {cfg.tail_split for cfg in tails} == {2, 4}
-    assert all(cfg.stack and cfg.wgmma and cfg.tap_split == 1 for cfg in tails)
-    assert {cfg.with_(tail_split=1) for cfg in tails} <= {c.cfg for c in space}
 
 
 def test_stacked_grid_counts_stacks() -> None:
@@ -361,18 +331,6 @@ VARIANTS = {
     "fp16_w32_kslices_wgmma_tma_stack_epilogue_ragged": (
         fp16(2, 20, 36, 64, 64, epilogue=ALL), lane_cfg(32, 2, 4, 64, 2, True, 1, tma=True,
                                                         stack=True)),
-    # ... its last round's stacks in parts (143 stacks: on 132 SMs 11 stacks left, 44 parts of 8
-    # channels a warp), with the epilogue on a ragged image; in 2 parts with fp32 accumulators
-    # (two chunks); and an int8 y in 2 parts (16 channels a warp, 4 bytes a pixel)
-    "fp16_w32_kslices_wgmma_tma_stack_tail4_epilogue_ragged": (
-        fp16(1, 170, 200, 64, 64, epilogue=ALL),
-        lane_cfg(32, 2, 4, 64, 2, True, 1, tma=True, stack=True, tail_split=4)),
-    "fp32_w16_kslices_wgmma_tma_stack_tail2": (
-        fp16(1, 176, 208, 64, 64, accum="fp32"),
-        lane_cfg(16, 2, 4, 32, 2, True, 1, tma=True, stack=True, tail_split=2)),
-    "int8_w32_kslices_wgmma_tma_stack_tail2_int8_out": (
-        int8(1, 176, 208, 64, 64, out="int8", epilogue=("bias", "relu")),
-        lane_cfg(32, 2, 4, 64, 2, True, 1, tma=True, stack=True, tail_split=2)),
     # int8 in on fp16 tensor cores: that shape with an int8 y; the tap split with TMA and an
     # int8 y; mma.sync with cp.async copies and an fp32 y with the epilogue; and C = 256 (U's
     # step subnormal in fp16), 16-channel chunks (a 48-byte pixel), a rolled chunk loop, an fp16 y

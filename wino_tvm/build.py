@@ -118,10 +118,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--stack", action="store_true",
                    help="with --lane --tma --groups 4: the tile groups stacked one above the "
                         "other on one shared input patch per chunk (tuned)")
-    p.add_argument("--tail-split", type=int, default=1,
-                   help="with --lane --wgmma --stack: the last, partial round's stacks cut into "
-                        "this many parts of --tb-n / N channels per warp, spread over the blocks "
-                        "(1, 2 or 4; tuned)")
     p.add_argument("--f23", action="store_true",
                    help="full fusion by one-dimensional Winograd F(2, 3) along w "
                         "(templates/f23_wgmma.cu; fp16 with --accum fp32, m=2, C a multiple of "

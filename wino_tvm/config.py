@@ -16,7 +16,6 @@ FRAGMENTS = ((16, 16, 16), (32, 8, 16), (8, 32, 16))
 FUSIONS = ("none", "syncfree", "shmem", "llc", "full")
 ACCUMULATOR_BYTES = {"fp32": 4, "fp16": 2, "int32": 4}
 ELEMENT_BYTES = {"fp16": 2, "int8": 1}
-OUTPUT_BYTES = {"fp32": 4, "fp16": 2, "int8": 1}
 WARP_SIZE = 32
 # Rows of the staged M slice in the full kernel are padded by 8 accumulator elements where that
 # costs no shared memory beyond the V/U staging the slice reuses. The accumulators' shared stores
@@ -104,10 +103,6 @@ LANE_CHUNK_CHANNELS = (16, 32, 64, 128)
 LANE_STAGES = (2, 3, 4)
 # wgmma lane kernels: a warpgroup (4 warps, M = 64 tiles) is 4 tile groups of one channel slice.
 LANE_WARPGROUP_GROUPS = 4
-# The tail split: parts per stack of the last round. A part is whole n8 blocks (LANE_N8 output
-# channels: the narrowest wgmma) of each warp, at least 4 bytes of y per lane and pixel.
-LANE_TAIL_SPLITS = (1, 2, 4)
-LANE_N8 = 8
 # GPU code for wgmma and TMA needs the arch-specific target; it runs on sm_90 GPUs only.
 WGMMA_ARCH = "sm_90a"
 # The F(2, 3) kernel (templates/f23_wgmma.cu, wino_tvm/f23.py): Winograd along w only, a block
@@ -208,10 +203,6 @@ class KernelConfig:
     # shared patch per chunk (1.27x the output's pixels copied instead of 1.69x), the chunk's
     # barrier the block's, the tap split's exchange in memory of its own
     stack: bool = False
-    # stacked wgmma lane kernel without the tap split: the last, partial round's stacks cut into
-    # this many parts of tb_n / tail_split output channels per warp, spread over the blocks (a
-    # shorter chain on more SMs where a round of few stacks takes as long as a full one)
-    tail_split: int = 1
     # the F(2, 3) kernel (templates/f23_wgmma.cu, not a TVM prototype): Winograd along w only,
     # wgmma with V in registers (sm_90a); tb_m, tb_n, tb_k and the fragment fixed (F23_TILES,
     # F23_FRAGMENT), stages = each warpgroup's input buffers, persist = resident blocks looping
@@ -232,12 +223,12 @@ class KernelConfig:
     def lane_config(cls, tb_n: int, tb_k: int, groups: int = 1, k_split: int = 1,
                     stages: int = 2, wgmma: bool = False, tap_split: int = 1,
                     tma: bool = False, exchange_own: bool = False,
-                    stack: bool = False, tail_split: int = 1) -> KernelConfig:
+                    stack: bool = False) -> KernelConfig:
         """A lane-layout config: these knobs, the fixed ones (16 tiles per warp, the m16n8k16
         fragment, full fusion, persistent blocks) and the rest at their defaults."""
         return cls(LANE_TILES, tb_n, tb_k, *LANE_FRAGMENT, "full", persist=True, groups=groups,
                    k_split=k_split, lane=True, stages=stages, wgmma=wgmma, tap_split=tap_split,
-                   tma=tma, exchange_own=exchange_own, stack=stack, tail_split=tail_split)
+                   tma=tma, exchange_own=exchange_own, stack=stack)
 
     @classmethod
     def f23_config(cls, stages: int, c_split: int = 1, persist: bool = False,
@@ -571,7 +562,7 @@ class KernelConfig:
                        "(drop lane)")
         if self != KernelConfig.lane_config(self.tb_n, self.tb_k, self.groups, self.k_split,
                                             self.stages, self.wgmma, self.tap_split, self.tma,
-                                            self.exchange_own, self.stack, self.tail_split):
+                                            self.exchange_own, self.stack):
             out.append(f"lane takes tb_m={LANE_TILES}, frag {'x'.join(map(str, LANE_FRAGMENT))}, "
                        "fusion full, pb, vec16, pad16 and no other knobs")
         if self.tap_split not in LANE_TAP_SPLITS:
@@ -598,8 +589,6 @@ class KernelConfig:
         if self.stack and self.exchange_own:
             out.append("lane: stack keeps the tap split's exchange in memory of its own "
                        "already: drop exchange_own (xown)")
-        if self.tail_split != 1:
-            out.extend(self._tail_split_problems(wl))
         if self.wgmma and self.groups % LANE_WARPGROUP_GROUPS:
             out.append(f"lane: wgmma (wg) takes warpgroups of {LANE_WARPGROUP_GROUPS} tile groups: "
                        f"groups={self.groups} must be a multiple of {LANE_WARPGROUP_GROUPS}")
@@ -613,22 +602,6 @@ class KernelConfig:
         elif self.tb_n > 0 and wl.k % (self.tb_n * self.k_split):
             out.append(f"lane: K={wl.k} must be a multiple of tb_n x k_split "
                        f"({self.tb_n} x {self.k_split})")
-        return out
-
-    def _tail_split_problems(self, wl: Conv2dWorkload) -> list[str]:
-        """Why the tail split (tail_split > 1) cannot cut this config's last round."""
-        out = []
-        if not (self.stack and self.wgmma and self.tap_split == 1):
-            out.append(f"lane: tail_split={self.tail_split} cuts the stacks of stacked wgmma "
-                       "kernels without the tap split: it needs stack, wgmma and tap_split=1")
-        blocks = self.tb_n // LANE_N8  # n8 blocks per warp
-        if self.tail_split not in LANE_TAIL_SPLITS or blocks < self.tail_split:
-            out.append(f"lane: tail_split={self.tail_split} must be one of {LANE_TAIL_SPLITS} "
-                       f"and cut tb_n={self.tb_n} into parts of {LANE_N8} channels or more")
-        elif 2 * blocks // self.tail_split * OUTPUT_BYTES[wl.out] < 4:
-            out.append(f"lane: tail_split={self.tail_split} leaves "
-                       f"{2 * blocks // self.tail_split} {wl.out} channels per lane and pixel, "
-                       f"under 4 bytes: at most {self.tail_split // 2}")
         return out
 
     def _staging_bytes(self, wl: Conv2dWorkload) -> int:
@@ -808,11 +781,10 @@ class KernelConfig:
 # The numbered optional tokens of KernelConfig.name(), in its order: prefix -> knob. A knob at its
 # default value has no token.
 COUNTED_TOKENS = {"g": "groups", "ks": "k_split", "oc": "ot_channels", "mr": "m_rounds",
-                  "lb": "min_blocks", "st": "stages", "ts": "tap_split", "cs": "c_split",
-                  "tl": "tail_split"}
+                  "lb": "min_blocks", "st": "stages", "ts": "tap_split", "cs": "c_split"}
 _DEFAULTS = {f.name: f.default for f in fields(KernelConfig)}
 # The knobs only the lane kernel takes, in the order their problems (and build's flags) are told.
-LANE_ONLY_KNOBS = ("stages", "wgmma", "tma", "exchange_own", "stack", "tap_split", "tail_split")
+LANE_ONLY_KNOBS = ("stages", "wgmma", "tma", "exchange_own", "stack", "tap_split")
 # The knobs only the F(2, 3) kernel takes, in the order their problems are told, and what each is.
 F23_ONLY_KNOBS = {"c_split": "a knob", "stream_k": "a schedule", "compact_rows": "a layout"}
 

@@ -35,7 +35,7 @@ def lane_kernels(wl: Conv2dWorkload, cfg: KernelConfig) -> Kernels:
         "N": str(wl.n), "H": str(wl.h), "W": str(wl.w), "C": str(wl.c), "K": str(wl.k),
         "WARP_K": str(cfg.tb_n), "K_SLICES": str(cfg.k_split), "GROUPS": str(cfg.groups),
         "TAP_SPLIT": str(cfg.tap_split), "EXCHANGE_OWN": str(cfg.exchange_own).lower(),
-        "STACK": str(cfg.stack).lower(), "TAIL_SPLIT": str(cfg.tail_split),
+        "STACK": str(cfg.stack).lower(),
         "CHUNK_C": str(cfg.tb_k), "STAGES": str(cfg.stages),
         "F32_ACC": str(wl.accum == "fp32").lower(), "WGMMA": str(cfg.wgmma).lower(),
         **epilogue,

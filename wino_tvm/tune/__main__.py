@@ -101,9 +101,6 @@ def _add_space_args(p: argparse.ArgumentParser) -> None:
     axes.add_argument("--lane-stack", type=_bools, default=Axes.lane_stack,
                       help="0,1: also the TMA lane kernels of 4 tile groups stacked on one "
                            "patch (--lane --stack)")
-    axes.add_argument("--lane-tail-split", type=_ints, default=Axes.lane_tail_split,
-                      help="parts of the last round's stacks, e.g. 1,2,4 (--lane --wgmma --stack "
-                           "--tail-split)")
     axes.add_argument("--f23", type=_bools, default=Axes.f23,
                       help="0,1: also the F(2, 3) kernel (--f23; fp16 with fp32 accumulators, "
                            "sm_90 GPUs)")
@@ -189,7 +186,7 @@ def _axes(args: argparse.Namespace) -> Axes:
                 args.pad, args.u_smem, args.persist, args.groups, args.ot_channels, args.k_split,
                 args.m_rounds, args.min_blocks, args.lane, args.lane_groups, args.lane_stages,
                 args.lane_wgmma, args.lane_tma, args.lane_tap_split, args.lane_exchange_own,
-                args.lane_stack, args.lane_tail_split, args.f23, args.f23_stages, args.f23_c_split,
+                args.lane_stack, args.f23, args.f23_stages, args.f23_c_split,
                 args.f23_persist, args.f23_stream_k, args.f23_compact_rows)
 
 

@@ -102,9 +102,8 @@ class Axes:
     # lane_tma (both need an sm_90 GPU, so they are opt-in), warps per channel slice from
     # lane_tap_split, the tap split's exchange in memory of its own from lane_exchange_own
     # (opt-in; the rules refuse it without the split), the tile groups stacked on one patch
-    # from lane_stack (opt-in; TMA and 4 groups only), the last round's stacks cut into parts
-    # from lane_tail_split (opt-in; stacked wgmma without the tap split); the rest is fixed. Only
-    # where the fusions include full (a full kernel).
+    # from lane_stack (opt-in; TMA and 4 groups only); the rest is fixed. Only where the fusions
+    # include full (a full kernel).
     lane: tuple[bool, ...] = (False, True)
     lane_groups: tuple[int, ...] = (1, 2, 3, 4, 6, 8, 10, 12)
     lane_stages: tuple[int, ...] = (2, 3)
@@ -113,7 +112,6 @@ class Axes:
     lane_tap_split: tuple[int, ...] = (1, 2)
     lane_exchange_own: tuple[bool, ...] = (False,)
     lane_stack: tuple[bool, ...] = (False,)
-    lane_tail_split: tuple[int, ...] = (1,)
     # The F(2, 3) kernel (KernelConfig.f23; fp16 with fp32 accumulators, m=2, sm_90 GPUs, so
     # opt-in) with each of f23_stages input buffers per warpgroup, each of f23_c_split blocks
     # per cluster sharing the C loop, persistent blocks or not (f23_persist; the problems
@@ -146,12 +144,12 @@ class Axes:
         if True not in self.lane:
             return
         for (tbn, tbk, k_split, groups, stages, wgmma, tap_split, tma, exchange_own,
-             stack, tail_split) in itertools.product(
+             stack) in itertools.product(
                 self.tb_n, self.tb_k, self.k_split, self.lane_groups, self.lane_stages,
                 self.lane_wgmma, self.lane_tap_split, self.lane_tma, self.lane_exchange_own,
-                self.lane_stack, self.lane_tail_split):
+                self.lane_stack):
             yield KernelConfig.lane_config(tbn, tbk, groups, k_split, stages, wgmma, tap_split,
-                                           tma, exchange_own, stack, tail_split)
+                                           tma, exchange_own, stack)
 
 
 DEFAULT_AXES = Axes()
