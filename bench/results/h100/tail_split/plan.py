@@ -1,5 +1,5 @@
 """Build this folder's device work, CPU side (README.md), with the checkout whose wino_tvm is on
-PYTHONPATH:
+PYTHONPATH (tail_split=2 and 4 need tail_split.patch applied to it; reverted since):
   python plan.py OUT PREFIX [SPLIT]  # one side of the A/B: every plain fp16 benchmark case
                                      # whose logged pick is a stacked wgmma kernel without the
                                      # tap split, that pick with tail_split=SPLIT (1: as logged,
