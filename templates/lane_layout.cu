@@ -1014,6 +1014,11 @@ __device__ __forceinline__ void forward(const void* x_map, const XT* __restrict_
         stage_item(ring_previous(buffer), chunk + kStages - 1);
         tma_wait(bars + buffer, phase >> buffer & 1u);
         phase ^= 1u << buffer;
+        // The flip here, not sunk by nvcc to the loop's end: there its temporary register was
+        // one the tile group's first store still had to read (its address), and every warp
+        // waited for the stores to drain (8% of the 640² pick's stall samples,
+        // bench/results/h100/stack_ncu/).
+        asm volatile("" : "+r"(phase));
       } else {
         wait_oldest_chunk(group);
         stage_item(ring_previous(buffer), chunk + kStages - 1);
