@@ -1014,12 +1014,13 @@ __device__ __forceinline__ void forward(const void* x_map, const XT* __restrict_
         stage_item(ring_previous(buffer), chunk + kStages - 1);
         tma_wait(bars + buffer, phase >> buffer & 1u);
         phase ^= 1u << buffer;
-        // The flip here, not sunk by nvcc to the loop's end: there its temporary register was
-        // one the tile group's first store still had to read (its address), and every warp
-        // waited for the stores to drain before the next barrier (8% of the 640² pick's stall
-        // samples, bench/results/h100/stack_ncu/). Pinned, they wait after it: neutral,
-        // 1.001x-1.012x (store_wait/).
-        asm volatile("" : "+r"(phase));
+        // One chunk a tile group: the flip here, not sunk by nvcc to the loop's end, where its
+        // temporary register was one the tile group's first store still had to read (its
+        // address) and every warp waited for the stores to drain before the next barrier (8%
+        // of the 640² pick's stall samples, bench/results/h100/stack_ncu/). Pinned, they wait
+        // after it: neutral, 1.001x-1.012x; pinned between two chunks, 0.98x-0.99x at the
+        // int8-y picks (store_wait/).
+        if constexpr (kChunks == 1) asm volatile("" : "+r"(phase));
       } else {
         wait_oldest_chunk(group);
         stage_item(ring_previous(buffer), chunk + kStages - 1);
