@@ -5,6 +5,7 @@ wino_tvm is on PYTHONPATH (one side per checkout):
 PREFIX names the side with its dash (a-, b-, ...): bench/ab_compare.py splits names there."""
 
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 from wino_tvm.config import KNOWN_DEVICES
@@ -15,15 +16,17 @@ from wino_tvm.tune.space import Candidate
 from wino_tvm.workload import Conv2dWorkload
 
 
-def lane_picks() -> list[Candidate]:
-    """The tuning log's lane pick per benchmark workload and accumulator, where it is one."""
+def lane_picks(workloads: Iterable[Conv2dWorkload] | None = None) -> list[Candidate]:
+    """The tuning log's lane pick per workload, where it is one (default: every benchmark
+    workload in fp16 with either accumulator)."""
+    if workloads is None:
+        workloads = (Conv2dWorkload(*shape, dtype="fp16", m=2, accum=accum)
+                     for shape in BENCH_WORKLOADS for accum in ("fp16", "fp32"))
     out = []
-    for shape in BENCH_WORKLOADS:
-        for accum in ("fp16", "fp32"):
-            wl = Conv2dWorkload(*shape, dtype="fp16", m=2, accum=accum)
-            found = best_config(TUNING_LOG, wl, "h100", 2, "full")
-            if found and found[0].lane:
-                out.append(Candidate(wl, found[0]))
+    for wl in workloads:
+        found = best_config(TUNING_LOG, wl, "h100", 2, "full")
+        if found and found[0].lane:
+            out.append(Candidate(wl, found[0]))
     return out
 
 

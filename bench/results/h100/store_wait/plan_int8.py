@@ -5,26 +5,19 @@ fp16 accumulators) of every C = 64 benchmark workload, with an fp32 and an int8 
 import sys
 from pathlib import Path
 
-from wino_tvm.config import KNOWN_DEVICES
-from wino_tvm.suites import BENCH_WORKLOADS, TUNING_LOG
-from wino_tvm.tune.best import best_config
-from wino_tvm.tune.builder import build_plan
-from wino_tvm.tune.space import Candidate
-from wino_tvm.workload import Conv2dWorkload
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # bench/ab_plan.py
+from ab_plan import lane_picks  # noqa: E402
 
+from wino_tvm.config import KNOWN_DEVICES  # noqa: E402
+from wino_tvm.suites import BENCH_WORKLOADS  # noqa: E402
+from wino_tvm.tune.builder import build_plan  # noqa: E402
+from wino_tvm.workload import Conv2dWorkload  # noqa: E402
 
-def int8_lane_picks() -> list[Candidate]:
-    out = []
-    for shape in (s for s in BENCH_WORKLOADS if s[3] == 64):
-        for y in ("fp32", "int8"):
-            wl = Conv2dWorkload(*shape, dtype="int8", m=2, accum="fp16", out=y)
-            found = best_config(TUNING_LOG, wl, "h100", 2, "full")
-            if found and found[0].lane:
-                out.append(Candidate(wl, found[0]))
-    return out
-
+INT8_WORKLOADS = [Conv2dWorkload(*shape, dtype="int8", m=2, accum="fp16", out=y)
+                  for shape in BENCH_WORKLOADS if shape[3] == 64 for y in ("fp32", "int8")]
 
 if __name__ == "__main__":
     if len(sys.argv) != 3:
         sys.exit("usage: python plan_int8.py OUT PREFIX")
-    build_plan(int8_lane_picks(), Path(sys.argv[1]), KNOWN_DEVICES["h100"], prefix=sys.argv[2])
+    build_plan(lane_picks(INT8_WORKLOADS), Path(sys.argv[1]), KNOWN_DEVICES["h100"],
+               prefix=sys.argv[2])
