@@ -512,11 +512,14 @@ __device__ __forceinline__ void channel_step(Acc (&acc)[kTaps][kNB][kAccRegs], c
 
 // One chunk of the channel loop, one channel_step per 16 channels, unrolled by a fold
 // expression (nvcc left a plain `#pragma unroll` loop rolled, recomputing every address each step).
-template <typename B, int... S>
+// after_first_step runs between steps 0 and 1 (kYTma: the ring's next copy).
+template <typename B, typename F, int... S>
 __device__ __forceinline__ void channel_chunk(Acc (&acc)[kTaps][kNB][kAccRegs], const XT* xb,
                                               const PatchRows& rows, B b_chunk, bool first_chunk,
+                                              F after_first_step,
                                               std::integer_sequence<int, S...>) {
-  (channel_step<S>(acc, xb, rows, b_chunk, first_chunk), ...);
+  ((channel_step<S>(acc, xb, rows, b_chunk, first_chunk), S == 0 ? after_first_step() : void()),
+   ...);
 }
 
 // Image, top tile row and first tile column of tile group `group`.
@@ -1064,9 +1067,7 @@ __device__ __forceinline__ void forward(const void* x_map, const void* y_map,
           asm volatile("bar.sync 0;" ::: "memory");
         else
           group_barrier(group);
-        // kYTma: that buffer held the last stack's y; its TMA store must have read it.
-        if (kYTma && elected) asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
-        stage_item(ring_previous(buffer), chunk + kStages - 1);
+        if constexpr (!kYTma) stage_item(ring_previous(buffer), chunk + kStages - 1);
         tma_wait(bars + buffer, phase >> buffer & 1u);
         phase ^= 1u << buffer;
         // One chunk a tile group: the flip here, not sunk by nvcc to the loop's end, where its
@@ -1080,17 +1081,27 @@ __device__ __forceinline__ void forward(const void* x_map, const void* y_map,
         wait_oldest_chunk(group);
         stage_item(ring_previous(buffer), chunk + kStages - 1);
       }
+      // kYTma: the buffer the ring refills held the last stack's y, whose TMA store may still
+      // be reading it. Refilled at the loop's top, thread 0 waited there for the read and its
+      // warpgroup with it (0.92x-0.94x, bench/results/h100/y_tma/ run 1); after this stack's
+      // first step instead.
+      const auto refill_after_y = [&] {
+        if constexpr (kYTma) {
+          if (elected) asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+          stage_item(ring_previous(buffer), chunk + kStages - 1);
+        }
+      };
       if constexpr (kWgmma) {
         // With one warp per tile group the descriptors are uniform (uniform registers, one
         // UIADD3 each). With more they are not: opaque per chunk, else nvcc hoists every
         // wgmma's descriptor out of the tile-group loop into registers (spills at C = 128).
         uint64_t desc = b_desc + (uint64_t)(chunk * kChunkC / 8 * kBlockK);
         if constexpr (kGroupWarps > 1) asm volatile("" : "+l"(desc));
-        channel_chunk(acc, xb + buffer * kPatchElems, rows, desc, chunk == 0,
+        channel_chunk(acc, xb + buffer * kPatchElems, rows, desc, chunk == 0, refill_after_y,
                       std::make_integer_sequence<int, kStepsPerChunk>{});
       } else {
         channel_chunk(acc, xb + buffer * kPatchElems, rows,
-                      b_base + 2u * (uint32_t)(chunk * kChunkC), chunk == 0,
+                      b_base + 2u * (uint32_t)(chunk * kChunkC), chunk == 0, refill_after_y,
                       std::make_integer_sequence<int, kStepsPerChunk>{});
       }
       buffer = ring_next(buffer);
