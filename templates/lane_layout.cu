@@ -37,13 +37,6 @@
 // channel slices of 32 beside U without the tap split, the fp16 picks at 448²-960² since
 // (1.04x-1.06x over the stacked split, bench/results/h100/sweep_stack/).
 //
-// With kYTma (stacked, one chunk a stack, 64 fp16 output channels a block) y does not leave by
-// the warps' stores: once every warp is done reading the stack's patch buffer, they write
-// their outputs into it (TMA's 128-byte swizzle, conflict-free) and one thread stores the
-// 16 x 16 x 64 box by TMA. The stores' drain then leaves the warps' chain: with per-thread
-// stores each warp waited for its block's 32 KB to drain before the next stack
-// (bench/results/h100/stack_ncu/, store_wait/, y_tma/).
-//
 // With kWgmma (sm_90a) a warpgroup's four warps take four tile groups of one channel slice, and
 // each tap's MMA is one wgmma m64nNk16: A from the lanes' registers as above, B (U) read by the
 // tensor cores from shared memory in core-matrix order, once per warpgroup instead of once per
@@ -66,7 +59,6 @@
 // convolution in integer units, fp16 and int8 y divided by *y_scale, as the int8 IMMA kernels'.
 {{NEEDS_ARCH}}
 #define WINO_LANE_TMA {{TMA}}  // 1: TMA patch copies (a tensor map of x per launch)
-#define WINO_LANE_Y_TMA {{Y_TMA}}  // 1: y by TMA stores (a tensor map of y per launch)
 #include <cuda_fp16.h>
 #if WINO_LANE_TMA
 #include <cuda.h>
@@ -128,8 +120,6 @@ constexpr int kBoxBytes = kBoxRows * kPatchCols * kPix * (int)sizeof(XT);  // a 
 // TMA: buffers on 128-byte boundaries (the copy's destination), an 8-byte mbarrier each at the end.
 constexpr int kPatchBytes = kTma ? (kBoxBytes + 127) / 128 * 128 : kBoxBytes;
 constexpr int kPatchElems = kPatchBytes / (int)sizeof(XT);
-constexpr bool kYTma = WINO_LANE_Y_TMA;  // y through the stack's patch buffer and TMA
-constexpr int kYBoxBytes = 16 * 16 * 64 * 2;  // a stack's y: 16 x 16 pixels x 64 fp16 channels
 constexpr int kBarrierBytes = kTma ? 8 * kUnits * kStages : 0;
 // Tap split: per tile, a warp's partial output row for the other warp (words [i][lane], 4 per
 // i). Tile 0's go to memory of their own; tile 1's to the patch buffer the group computed on
@@ -174,11 +164,6 @@ static_assert(kStages >= 2, "lane layout: at least two patch buffers (one loads,
 static_assert(!kStack || (kTma && kGroups == 4 && !kExchangeOwn),
               "lane layout: a stack is 4 tile groups on one TMA patch, its exchange its own");
 static_assert(kTapSplit == 1 || kTapSplit == 2, "lane layout: all taps per warp, or half");
-static_assert(!kYTma || (kStack && kWgmma && kTma && kChunks == 1 && kTapSplit == 1 &&
-                         kBlockK == 64 && std::is_same_v<YT, half> && !kInt8In &&
-                         kYBoxBytes + 1023 <= kPatchBytes),
-              "lane layout: y by TMA takes stacks of one chunk, 64 fp16 channels a block, and a "
-              "patch buffer that holds the box at a 1024-byte boundary");
 static_assert(kWarpK == 16 * kTapSplit || (kWarpK == 32 * kTapSplit && !kF32Acc),
               "lane layout: 16 channels per warp per 16 taps, or 32 with fp16 accumulators "
               "(128 registers)");
@@ -512,14 +497,11 @@ __device__ __forceinline__ void channel_step(Acc (&acc)[kTaps][kNB][kAccRegs], c
 
 // One chunk of the channel loop, one channel_step per 16 channels, unrolled by a fold
 // expression (nvcc left a plain `#pragma unroll` loop rolled, recomputing every address each step).
-// after_first_step runs between steps 0 and 1 (kYTma: the ring's next copy).
-template <typename B, typename F, int... S>
+template <typename B, int... S>
 __device__ __forceinline__ void channel_chunk(Acc (&acc)[kTaps][kNB][kAccRegs], const XT* xb,
                                               const PatchRows& rows, B b_chunk, bool first_chunk,
-                                              F after_first_step,
                                               std::integer_sequence<int, S...>) {
-  ((channel_step<S>(acc, xb, rows, b_chunk, first_chunk), S == 0 ? after_first_step() : void()),
-   ...);
+  (channel_step<S>(acc, xb, rows, b_chunk, first_chunk), ...);
 }
 
 // Image, top tile row and first tile column of tile group `group`.
@@ -565,16 +547,6 @@ __device__ __forceinline__ void tma_wait(uint64_t* bar, uint32_t parity) {
   while (!done)
     asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
                  "selp.u32 %0, 1, 0, p;\n}" : "=r"(done) : "r"(bar_at), "r"(parity) : "memory");
-#endif
-}
-
-// kYTma: the stack's y box (staged at box, 1024-byte aligned, swizzled) to y by one TMA store
-// (y_map: y as [N][H][W][K], boxes of 1 x 16 x 16 x 64, clipped at the image's edges).
-__device__ __forceinline__ void tma_store_y(const void* y_map, uint32_t box, int3 o, int k0) {
-#ifdef __CUDA_ARCH_FEAT_SM90_ALL
-  asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.bulk_group [%0, {%1, %2, %3, %4}], [%5];"
-               ::"l"(y_map), "r"(k0), "r"(2 * o.z), "r"(2 * o.y), "r"(o.x), "r"(box) : "memory");
-  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
 #endif
 }
 
@@ -655,7 +627,6 @@ __device__ __forceinline__ void wait_oldest_chunk(int group) {
 constexpr int kRuns = kNB / kStorePairs;
 template <typename T>
 constexpr int kRunWords = kLaneRun * (int)sizeof(T) / 4;
-static_assert(!kYTma || kRunWords<YT> == 4, "lane layout: y by TMA stages 16-byte runs");
 
 // kWords words at `at`, in 16-byte stores (8- or 4-byte for shorter runs). In asm: from C++,
 // nvcc 13 split the uint4 store of half2 values into 4 32-bit stores (4x the store requests,
@@ -756,32 +727,13 @@ struct Epilogue {
   float y_multiplier;
 };
 
-// kYTma: where a stack's y box lies in shared memory (1024-byte aligned), its first pixel and
-// the block's first channel.
-struct YStage {
-  uint32_t base;
-  int py0, px0, k0;
-};
-
-// A lane's 16-byte run of output pixel (py, px) from `channel` on into the stack's y box:
-// pixel rows of 128 bytes, 16-byte chunk c of pixel p at chunk c ^ (p % 8) (TMA's 128-byte
-// swizzle), so that a warp's 8 pixels x 4 runs take 4 wavefronts, the fewest.
-__device__ __forceinline__ void stage_run(const YStage& stage, int py, int px, int channel,
-                                          const uint32_t* words) {
-  const int pixel = (py - stage.py0) * 16 + (px - stage.px0), chunk = (channel - stage.k0) / 8;
-  const uint32_t at = stage.base + 128u * pixel + 16u * (uint32_t)(chunk ^ (pixel & 7));
-  asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};" ::"r"(at), "r"(words[0]),
-               "r"(words[1]), "r"(words[2]), "r"(words[3]) : "memory");
-}
-
 // The epilogue relu(conv + bias + residual) in fp32 on kRowsOut output rows of one tile (from
-// pixel row py, column px), and 2 kNB adjacent channels per pixel stored (kYTma: staged).
-// int8 in: OTrans's sums times 2^kUShift first (integer units), and a scaled y times
-// y_multiplier last.
+// pixel row py, column px), and 2 kNB adjacent channels per pixel stored. int8 in: OTrans's sums
+// times 2^kUShift first (integer units), and a scaled y times y_multiplier last.
 template <int kRowsOut>
 __device__ __forceinline__ void store_rows(const Pair (&out)[kRowsOut][2][kNB], int n, int py,
                                            int px, int channel, const Epilogue& epilogue,
-                                           YT* __restrict__ y, const YStage& stage) {
+                                           YT* __restrict__ y) {
   constexpr float kUnscale = (float)(1ll << kUShift);
 #pragma unroll
   for (int a = 0; a < kRowsOut; ++a)
@@ -812,13 +764,7 @@ __device__ __forceinline__ void store_rows(const Pair (&out)[kRowsOut][2][kNB], 
           packed[j] = h2u(to_half2(out[a][b][j]));
         }
       }
-      if constexpr (kYTma) {
-#pragma unroll
-        for (int v = 0; v < kRuns; ++v)
-          stage_run(stage, py + a, px + b, channel + v * kStoreRun, packed + 4 * v);
-      } else {
-        store_pixel(y + at, packed);
-      }
+      store_pixel(y + at, packed);
     }
 }
 
@@ -837,7 +783,7 @@ __device__ __forceinline__ void otrans_store(const Acc (&acc)[kTaps][kNB][kAccRe
                                              int channel, const Epilogue& epilogue,
                                              YT* __restrict__ y, int half_index,
                                              const PatchRows& rows, const Exchange& exchange,
-                                             int group, const YStage& stage) {
+                                             int group) {
   const auto column_sums = [&](int i, int j, int tile, Pair& sum, Pair& dif) {
     const Pair m0 = tap_pair(acc, 4 * i, j, tile), m1 = tap_pair(acc, 4 * i + 1, j, tile);
     const Pair m2 = tap_pair(acc, 4 * i + 2, j, tile), m3 = tap_pair(acc, 4 * i + 3, j, tile);
@@ -858,7 +804,7 @@ __device__ __forceinline__ void otrans_store(const Acc (&acc)[kTaps][kNB][kAccRe
         out[0][1][j] = add(add(dif[0], dif[1]), dif[2]);
         out[1][1][j] = sub(sub(dif[1], dif[2]), dif[3]);
       }
-      store_rows<2>(out, o.x, 2 * (o.y + tile), 2 * (o.z + g), channel, epilogue, y, stage);
+      store_rows<2>(out, o.x, 2 * (o.y + tile), 2 * (o.z + g), channel, epilogue, y);
     }
   } else {
     Pair keep[2][1][2][kNB];  // [tile][the output row][col][j]: rows 0 + 1 of the warp's taps
@@ -905,7 +851,7 @@ __device__ __forceinline__ void otrans_store(const Acc (&acc)[kTaps][kNB][kAccRe
           keep[tile][0][b][j] = signed_add(rows.sign, keep[tile][0][b][j], other);
         }
       store_rows<1>(keep[tile], o.x, 2 * (o.y + tile) + half_index, 2 * (o.z + g), channel,
-                    epilogue, y, stage);
+                    epilogue, y);
     };
     send(0);
     if constexpr (!kExchangeInPatch) send(1);
@@ -950,8 +896,7 @@ __device__ __forceinline__ void stage_u(half* Us, const half* __restrict__ U, in
   }
 }
 
-__device__ __forceinline__ void forward(const void* x_map, const void* y_map,
-                                        const XT* __restrict__ x,
+__device__ __forceinline__ void forward(const void* x_map, const XT* __restrict__ x,
                                         const half* __restrict__ U, const ET* __restrict__ bias,
                                         const ET* __restrict__ residual,
                                         const float* __restrict__ y_scale, YT* __restrict__ y) {
@@ -1043,8 +988,7 @@ __device__ __forceinline__ void forward(const void* x_map, const void* y_map,
   // those past the last tile group compute on stale data without storing it.
   for (; (kWgmma && !kStack ? tile_group - rank : tile_group) < kTileGroups;
        tile_group += stride) {
-    const int3 unit_origin = group_origin(tile_group);
-    int3 o = unit_origin;
+    int3 o = group_origin(tile_group);
     if constexpr (kStack) o.y += 2 * group;
     // wgmma's first MMA of a tile group overwrites the accumulators instead (zeroing them
     // between MMAs would make ptxas fence each one).
@@ -1067,7 +1011,7 @@ __device__ __forceinline__ void forward(const void* x_map, const void* y_map,
           asm volatile("bar.sync 0;" ::: "memory");
         else
           group_barrier(group);
-        if constexpr (!kYTma) stage_item(ring_previous(buffer), chunk + kStages - 1);
+        stage_item(ring_previous(buffer), chunk + kStages - 1);
         tma_wait(bars + buffer, phase >> buffer & 1u);
         phase ^= 1u << buffer;
         // One chunk a tile group: the flip here, not sunk by nvcc to the loop's end, where its
@@ -1081,27 +1025,17 @@ __device__ __forceinline__ void forward(const void* x_map, const void* y_map,
         wait_oldest_chunk(group);
         stage_item(ring_previous(buffer), chunk + kStages - 1);
       }
-      // kYTma: the buffer the ring refills held the last stack's y, whose TMA store may still
-      // be reading it. Refilled at the loop's top, thread 0 waited there for the read and its
-      // warpgroup with it (0.92x-0.94x, bench/results/h100/y_tma/ run 1); after this stack's
-      // first step instead.
-      const auto refill_after_y = [&] {
-        if constexpr (kYTma) {
-          if (elected) asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
-          stage_item(ring_previous(buffer), chunk + kStages - 1);
-        }
-      };
       if constexpr (kWgmma) {
         // With one warp per tile group the descriptors are uniform (uniform registers, one
         // UIADD3 each). With more they are not: opaque per chunk, else nvcc hoists every
         // wgmma's descriptor out of the tile-group loop into registers (spills at C = 128).
         uint64_t desc = b_desc + (uint64_t)(chunk * kChunkC / 8 * kBlockK);
         if constexpr (kGroupWarps > 1) asm volatile("" : "+l"(desc));
-        channel_chunk(acc, xb + buffer * kPatchElems, rows, desc, chunk == 0, refill_after_y,
+        channel_chunk(acc, xb + buffer * kPatchElems, rows, desc, chunk == 0,
                       std::make_integer_sequence<int, kStepsPerChunk>{});
       } else {
         channel_chunk(acc, xb + buffer * kPatchElems, rows,
-                      b_base + 2u * (uint32_t)(chunk * kChunkC), chunk == 0, refill_after_y,
+                      b_base + 2u * (uint32_t)(chunk * kChunkC), chunk == 0,
                       std::make_integer_sequence<int, kStepsPerChunk>{});
       }
       buffer = ring_next(buffer);
@@ -1123,24 +1057,8 @@ __device__ __forceinline__ void forward(const void* x_map, const void* y_map,
       exchange.mine[1] = reinterpret_cast<uint32_t*>(last + in_group * kTileBytes);
       exchange.theirs[1] = reinterpret_cast<uint32_t*>(last + (in_group ^ 1) * kTileBytes);
     }
-    YStage stage{};
-    if constexpr (kYTma) {
-      // Every warp is done reading the stack's patch buffer: its y goes there.
-      asm volatile("bar.sync 0;" ::: "memory");
-      const uint32_t at = (uint32_t)__cvta_generic_to_shared(patch + ring_previous(buffer) *
-                                                             kPatchElems);
-      stage = {(at + 1023u) & ~1023u, 2 * unit_origin.y, 2 * unit_origin.z, k_block};
-    }
-    otrans_store(acc, o, g, channel, epilogue, y, half_index, rows, exchange, group, stage);
-    if constexpr (kYTma) {
-      // The block's y is staged (generic proxy); the TMA store reads it (async proxy).
-      asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-      asm volatile("bar.sync 0;" ::: "memory");
-      if (elected) tma_store_y(y_map, stage.base, unit_origin, k_block);
-    }
+    otrans_store(acc, o, g, channel, epilogue, y, half_index, rows, exchange, group);
   }
-  // The last stores' reads and writes complete before the block exits.
-  if (kYTma && elected) asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
 }
 
 }  // namespace wino_lane
@@ -1173,30 +1091,23 @@ __global__ void wino_lane_ktrans(const wino_lane::XT* __restrict__ w, half* __re
 
 __global__ void __launch_bounds__(wino_lane::kThreads, 1)
     wino_lane_forward({{FORWARD_PARAMS}}) {
-  wino_lane::forward({{X_MAP_ARG}}, {{Y_MAP_ARG}}, x, U, {{BIAS_ARG}}, {{RESIDUAL_ARG}},
-                     {{Y_SCALE_ARG}}, y);
+  wino_lane::forward({{X_MAP_ARG}}, x, U, {{BIAS_ARG}}, {{RESIDUAL_ARG}}, {{Y_SCALE_ARG}}, y);
 }
 #if WINO_LANE_TMA
 
-// A tiled tensor map over `pointer` (`rank` dims, innermost first, `strides` of the outer
-// ones in bytes), built through the driver's cuTensorMapEncodeTiled (nothing links libcuda)
-// and cached per pointer in `cache` for the few buffers a caller rotates. On failure it says
-// why (`what`: the tensor) and sets *error.
-struct WinoLaneMaps {
-  static constexpr int kCached = 64;
-  const void* pointers[kCached];
-  CUtensorMap maps[kCached];
-  int count = 0;
-};
-
-static CUtensorMap wino_lane_map(WinoLaneMaps& cache, const char* what, const void* pointer,
-                                 CUtensorMapDataType type, int rank, const cuuint64_t* dims,
-                                 const cuuint64_t* strides, const cuuint32_t* box,
-                                 CUtensorMapSwizzle swizzle, cudaError_t* error) {
+// x's tensor map for the patch copies, per x pointer: built once through the driver's
+// cuTensorMapEncodeTiled (nothing links libcuda) and cached for the few x the caller rotates.
+// A launch argument helper (wino_tvm.harness): on failure it says why and sets *error.
+static CUtensorMap wino_lane_x_map(const void* x, cudaError_t* error) {
+  using namespace wino_lane;
+  constexpr int kCached = 64;
   static std::mutex lock;  // library callers may launch from several threads
   const std::lock_guard<std::mutex> guard(lock);
-  for (int i = 0; i < cache.count; ++i)
-    if (cache.pointers[i] == pointer) return cache.maps[i];
+  static const void* pointers[kCached];
+  static CUtensorMap maps[kCached];
+  static int count = 0;
+  for (int i = 0; i < count; ++i)
+    if (pointers[i] == x) return maps[i];
   CUtensorMap map{};
   static PFN_cuTensorMapEncodeTiled_v12000 encode = nullptr;
   if (!encode) {
@@ -1212,51 +1123,26 @@ static CUtensorMap wino_lane_map(WinoLaneMaps& cache, const char* what, const vo
     }
     encode = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
   }
-  const cuuint32_t steps[5] = {1, 1, 1, 1, 1};
-  const CUresult result = encode(&map, type, rank, const_cast<void*>(pointer), dims, strides,
-                                 box, steps, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
-                                 CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
-                                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (result != CUDA_SUCCESS) {
-    fprintf(stderr, "error: no TMA tensor map for %s at %p (CUresult %d; %s must be 16-byte "
-                    "aligned)\n", what, pointer, (int)result, what);
-    *error = cudaErrorInvalidValue;
-    return map;
-  }
-  if (cache.count < WinoLaneMaps::kCached)
-    cache.pointers[cache.count] = pointer, cache.maps[cache.count++] = map;
-  return map;
-}
-
-// x's tensor map for the patch copies, per x pointer. A launch argument helper
-// (wino_tvm.harness).
-static CUtensorMap wino_lane_x_map(const void* x, cudaError_t* error) {
-  using namespace wino_lane;
-  static WinoLaneMaps cache;
   // x as [N][H][W][C / kChunkC][kChunkC]: a box row is one padded patch pixel of one chunk,
   // whose pad channels lie past the chunk's dimension, so they are zero-filled, not read.
   const cuuint64_t dims[5] = {kChunkC, kC / kChunkC, kW, kH, kN};
   constexpr cuuint64_t kBytes = sizeof(XT);
   const cuuint64_t strides[4] = {kBytes * kChunkC, kBytes * kC, kBytes * kW * kC,
                                  kBytes * kH * kW * kC};
-  const cuuint32_t box[5] = {kPix, 1, kPatchCols, kBoxRows, 1};
-  return wino_lane_map(cache, "x", x,
-                       kInt8In ? CU_TENSOR_MAP_DATA_TYPE_UINT8 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
-                       5, dims, strides, box, CU_TENSOR_MAP_SWIZZLE_NONE, error);
+  const cuuint32_t box[5] = {kPix, 1, kPatchCols, kBoxRows, 1}, steps[5] = {1, 1, 1, 1, 1};
+  const CUtensorMapDataType type =
+      kInt8In ? CU_TENSOR_MAP_DATA_TYPE_UINT8 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  const CUresult result = encode(&map, type, 5, const_cast<void*>(x),
+                                 dims, strides, box, steps, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                 CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (result != CUDA_SUCCESS) {
+    fprintf(stderr, "error: no TMA tensor map for x at %p (CUresult %d; x must be 16-byte "
+                    "aligned)\n", x, (int)result);
+    *error = cudaErrorInvalidValue;
+    return map;
+  }
+  if (count < kCached) pointers[count] = x, maps[count++] = map;
+  return map;
 }
-
-#if WINO_LANE_Y_TMA
-// kYTma: y's tensor map for the stacks' TMA stores, per y pointer: [N][H][W][K] in boxes of a
-// stack's 16 x 16 pixels x 64 channels, 128-byte swizzled as stage_run writes them.
-static CUtensorMap wino_lane_y_map(const void* y, cudaError_t* error) {
-  using namespace wino_lane;
-  static WinoLaneMaps cache;
-  constexpr cuuint64_t kBytes = sizeof(YT);
-  const cuuint64_t dims[4] = {kK, kW, kH, kN};
-  const cuuint64_t strides[3] = {kBytes * kK, kBytes * kW * kK, kBytes * kH * kW * kK};
-  const cuuint32_t box[4] = {64, 16, 16, 1};
-  return wino_lane_map(cache, "y", y, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 4, dims, strides, box,
-                       CU_TENSOR_MAP_SWIZZLE_128B, error);
-}
-#endif
 #endif

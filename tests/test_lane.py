@@ -243,25 +243,6 @@ def test_space_offers_lane_configs_only_where_they_apply() -> None:
     assert any(cfg.smem_bytes(wl) > H100.smem_per_block for cfg in twins)
 
 
-def test_y_by_tma_where_a_stack_is_one_chunk_of_64_fp16_channels() -> None:
-    wl, cfg = VARIANTS["fp16_w32_kslices_wgmma_tma_stack_y_tma"]
-    assert cfg.lane_y_tma(wl)
-    kernels = lane_kernels(wl, cfg)
-    assert "const __grid_constant__ CUtensorMap y_map" in kernels.source
-    assert kernels.forward_launches[0].args[:2] == ("wino_lane_x_map(x)", "wino_lane_y_map(y)")
-    # two chunks a stack, 32 channels a block, unstacked, the tap split, an int8 y or int8 in:
-    # the warps store y
-    for other_wl, other in ((wl, cfg.with_(tb_k=32)), (wl, cfg.with_(k_split=1)),
-                            (wl, cfg.with_(stack=False)),
-                            (wl, lane_cfg(64, 1, 4, 64, 2, True, 2, tma=True, stack=True)),
-                            (int8(3, 48, 32, 64, 64, out="int8"), cfg),
-                            (int8(3, 48, 32, 64, 64, out="fp16"), cfg)):
-        assert not other.lane_y_tma(other_wl), other.name(other_wl)
-        if not other.problems(other_wl, H100):  # (unstacked, this one exceeds shared memory)
-            launch = lane_kernels(other_wl, other).forward_launches[0]
-            assert "wino_lane_y_map(y)" not in launch.args
-
-
 def test_stacked_grid_counts_stacks() -> None:
     # 448²: 112 x 28 tile groups of 2 x 8 tiles, or 28 x 28 stacks of 8 x 8; 56²'s 28 tile rows
     # end inside a stack (3.5 of them: the last computes on zeros past the image)
@@ -350,10 +331,6 @@ VARIANTS = {
     "fp16_w32_kslices_wgmma_tma_stack_epilogue_ragged": (
         fp16(2, 20, 36, 64, 64, epilogue=ALL), lane_cfg(32, 2, 4, 64, 2, True, 1, tma=True,
                                                         stack=True)),
-    # ... whose y leaves by TMA (one chunk a stack, 64 fp16 channels a block; the one above too,
-    # with the epilogue, ragged): whole stacks over 3 images
-    "fp16_w32_kslices_wgmma_tma_stack_y_tma": (
-        fp16(3, 48, 32, 64, 64), lane_cfg(32, 2, 4, 64, 2, True, 1, tma=True, stack=True)),
     # int8 in on fp16 tensor cores: that shape with an int8 y; the tap split with TMA and an
     # int8 y; mma.sync with cp.async copies and an fp32 y with the epilogue; and C = 256 (U's
     # step subnormal in fp16), 16-channel chunks (a 48-byte pixel), a rolled chunk loop, an fp16 y

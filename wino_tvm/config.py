@@ -103,9 +103,6 @@ LANE_CHUNK_CHANNELS = (16, 32, 64, 128)
 LANE_STAGES = (2, 3, 4)
 # wgmma lane kernels: a warpgroup (4 warps, M = 64 tiles) is 4 tile groups of one channel slice.
 LANE_WARPGROUP_GROUPS = 4
-# Output channels per block of the lane kernels that write y by TMA: a stack's box rows are one
-# pixel's 64 fp16 channels, the 128 bytes of TMA's 128-byte swizzle.
-LANE_Y_TMA_CHANNELS = 64
 # GPU code for wgmma and TMA needs the arch-specific target; it runs on sm_90 GPUs only.
 WGMMA_ARCH = "sm_90a"
 # The F(2, 3) kernel (templates/f23_wgmma.cu, wino_tvm/f23.py): Winograd along w only, a block
@@ -534,14 +531,6 @@ class KernelConfig:
         if self.exchange_own or self.stack:
             return 2
         return 1 if self._lane_exchange_bytes(wl) <= self._lane_patch_bytes(wl) else 2
-
-    def lane_y_tma(self, wl: Conv2dWorkload) -> bool:
-        """Whether the lane kernel writes y by TMA from the stack's freed patch buffer
-        (templates/lane_layout.cu, kYTma): stacked wgmma kernels without the tap split, one
-        chunk a stack, 64 fp16 output channels a block (fp16 in, no int8)."""
-        return (self.lane and self.stack and self.wgmma and self.tma and self.tap_split == 1
-                and wl.dtype == "fp16" and wl.out == "fp16" and self.tb_k == wl.c
-                and self.tb_n * self.k_split == LANE_Y_TMA_CHANNELS)
 
     def lane_tile_groups(self, wl: Conv2dWorkload) -> int:
         """The lane kernel's units of work: 2 x 8 tiles (4 x 16 output pixels) of one image;

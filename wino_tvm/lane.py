@@ -20,9 +20,7 @@ def lane_kernels(wl: Conv2dWorkload, cfg: KernelConfig) -> Kernels:
     scaled = OUTPUT_SCALE in wl.forward_inputs
     x_type, y_type = C_TYPES[wl.dtype], C_TYPES[wl.out]
     epilogue_type = C_TYPES[wl.epilogue_dtype]
-    y_tma = cfg.lane_y_tma(wl)
     params = [*(["const __grid_constant__ CUtensorMap x_map"] if cfg.tma else []),
-              *(["const __grid_constant__ CUtensorMap y_map"] if y_tma else []),
               f"const {x_type}* __restrict__ x", "const half* __restrict__ U",
               *(f"const {epilogue_type}* __restrict__ {name}" for name in inputs),
               *([f"const float* __restrict__ {OUTPUT_SCALE}"] if scaled else []),
@@ -31,7 +29,7 @@ def lane_kernels(wl: Conv2dWorkload, cfg: KernelConfig) -> Kernels:
         "CONFIG": cfg.name(wl),
         # wino_tvm.runner compiles a program with this line for the arch-specific target.
         "NEEDS_ARCH": f"// wino-tvm: needs {WGMMA_ARCH}" if cfg.needs_sm90a else "",
-        "TMA": str(int(cfg.tma)), "Y_TMA": str(int(y_tma)),
+        "TMA": str(int(cfg.tma)),
         "X_T": x_type, "Y_T": y_type, "E_T": epilogue_type,
         "SCALED_OUT": str(scaled).lower(), "PIXEL_PAD": str(cfg.lane_pixel_pad(wl)),
         "N": str(wl.n), "H": str(wl.h), "W": str(wl.w), "C": str(wl.c), "K": str(wl.k),
@@ -44,7 +42,6 @@ def lane_kernels(wl: Conv2dWorkload, cfg: KernelConfig) -> Kernels:
         "SMEM_BYTES": str(cfg.smem_bytes(wl)),
         "FORWARD_PARAMS": ", ".join(params),
         "X_MAP_ARG": "&x_map" if cfg.tma else "nullptr",
-        "Y_MAP_ARG": "&y_map" if y_tma else "nullptr",
         "Y_SCALE_ARG": OUTPUT_SCALE if scaled else "nullptr",
     })
     u_count = wl.alpha * wl.alpha * wl.k * wl.c
@@ -52,12 +49,10 @@ def lane_kernels(wl: Conv2dWorkload, cfg: KernelConfig) -> Kernels:
                     (KTRANS_THREADS, 1, 1), 0, ("w", "U"))
     # grid.x counts block-sized sets of tile groups; persistent: the harness launches as many
     # as stay resident and the kernel loops over the rest.
-    # TMA: x's tensor map, built on the host per x (wino_lane_x_map), goes first; y's next
-    # where y leaves by TMA (wino_lane_y_map).
-    maps = (*(["wino_lane_x_map(x)"] if cfg.tma else []),
-            *(["wino_lane_y_map(y)"] if y_tma else []))
+    # TMA: x's tensor map, built on the host per x (wino_lane_x_map), goes first.
+    x_map = ("wino_lane_x_map(x)",) if cfg.tma else ()
     forward = Launch("wino_lane_forward", (*cfg.lane_grid(wl), 1), (cfg.threads(wl), 1, 1),
                      cfg.smem_bytes(wl),
-                     (*maps, "x", "U", *inputs, *([OUTPUT_SCALE] if scaled else []), "y"),
+                     (*x_map, "x", "U", *inputs, *([OUTPUT_SCALE] if scaled else []), "y"),
                      persistent=True)
     return Kernels(source, (Workspace("U", "half", u_count),), (ktrans,), (forward,))
