@@ -308,6 +308,18 @@ SPEC = cudnn.ConvSpec("fp16", "NCHW", "fp16", "fp32", "WINOGRAD_NONFUSED")
 ENGINE_SPEC = cudnn.ConvSpec("int8", "NHWC", "int8", "int32", cudnn.ENGINES, "any")
 
 
+def assert_runs_then_closes_once(owned: object, args: tuple, run: object, passed: tuple,
+                                 destroy: object) -> None:
+    """owned.run(*args) calls `run` with the helper's handle (0x5000) and then `passed`; close()
+    twice destroys the handle once (cudnn._Owned)."""
+    owned.run(*args)
+    assert run.calls[0][0].value == 0x5000
+    assert run.calls[0][1:] == passed
+    owned.close()
+    owned.close()
+    assert len(destroy.calls) == 1
+
+
 def test_cudnn_helper_glue() -> None:
     fake = FakeHelper()
     helper = cudnn.CudnnHelper("libfake.so", cdll=fake)
@@ -317,12 +329,8 @@ def test_cudnn_helper_glue() -> None:
     assert fake.cc_create.calls[0][:11] == (1, 224, 224, 64, 64, b"fp16", b"NCHW", b"fp16",
                                             b"fp32", b"WINOGRAD_NONFUSED", b"tensor_op")
     assert plan.workspace_bytes == 1024
-    plan.run(1, 2, 3, 4, 5, 0.5)
-    assert fake.cc_run.calls[0][0].value == 0x5000
-    assert fake.cc_run.calls[0][1:] == (1, 2, 3, 4, 0.5, 5)
-    plan.close()
-    plan.close()
-    assert len(fake.cc_destroy.calls) == 1
+    assert_runs_then_closes_once(plan, (1, 2, 3, 4, 5, 0.5), fake.cc_run, (1, 2, 3, 4, 0.5, 5),
+                                 fake.cc_destroy)
     assert SPEC.describe() == "WINOGRAD_NONFUSED fp16->fp16 NCHW compute=fp32 math=tensor_op"
 
 
@@ -335,12 +343,8 @@ def test_cudnn_engine_set_glue() -> None:
                                                    0.25)
     assert engines.names == ["eng0_k2=1", "eng1_k2=1"]
     assert engines.workspace_bytes == [4096, 4096]
-    engines.run(1, 2, 3, 4, 5, 6)
-    assert fake.cc_engines_run.calls[0][0].value == 0x5000
-    assert fake.cc_engines_run.calls[0][1:] == (1, 2, 3, 4, 5, 6)
-    engines.close()
-    engines.close()
-    assert len(fake.cc_engines_destroy.calls) == 1
+    assert_runs_then_closes_once(engines, (1, 2, 3, 4, 5, 6), fake.cc_engines_run,
+                                 (1, 2, 3, 4, 5, 6), fake.cc_engines_destroy)
     with pytest.raises(WinoError, match="NHWC only"):
         helper.engines(1, 8, 8, 16, 16, SPEC)
 

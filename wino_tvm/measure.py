@@ -317,35 +317,48 @@ def torch_case(ops: Operands, dtype: torch.dtype, allow_tf32: bool = False) -> C
 
 
 # ---- cuDNN's own algorithms through templates/cudnn_conv.cu ---------------------------------
+@dataclass
+class CudnnIO:
+    """x, w and y's rotation ring in a cuDNN layout, and y's scale alpha: for an int8 y, which
+    saturates, the largest output maps to 127."""
+
+    xs: list[torch.Tensor]
+    wt: torch.Tensor
+    ys: list[torch.Tensor]
+    alpha: float
+    nchw: bool
+
+    def output(self) -> torch.Tensor:
+        return (self.ys[0].permute(0, 2, 3, 1) if self.nchw else self.ys[0]).double() / self.alpha
+
+    def poison(self) -> None:
+        self.ys[0].fill_(-128 if self.ys[0].dtype == torch.int8 else math.nan)
+
+
+def cudnn_io(ops: Operands, spec: ConvSpec, scale_to_int8: bool) -> CudnnIO:
+    """NCHW: x as N,C,H,W and w as K,C,3,3 (copies, made before timing); NHWC: x as stored and
+    w as K,3,3,C."""
+    nchw = spec.layout == "NCHW"
+    xs = [x.permute(0, 3, 1, 2).contiguous() for x in ops.xs] if nchw else ops.xs
+    wt = (ops.w.permute(3, 2, 0, 1) if nchw else ops.w.permute(3, 0, 1, 2)).contiguous()
+    alpha = 127.0 / float(ops.ref.abs().max()) if scale_to_int8 else 1.0
+    return CudnnIO(xs, wt, ops.y_ring(TORCH_DTYPES[spec.out_type], spec.layout), alpha, nchw)
+
+
 def cudnn_case(helper: CudnnHelper, ops: Operands, spec: ConvSpec, stream: torch.cuda.Stream,
                scale_to_int8: bool = False) -> Case:
     """One cuDNN algorithm as configured; raises CudnnRefused if cuDNN will not run it."""
-    n, h, w, c, k = ops.shape
-    nchw = spec.layout == "NCHW"
-    # NCHW: x as N,C,H,W and w as K,C,3,3 (copies, made before timing); NHWC: x as stored
-    # and w as K,3,3,C.
-    xs = [x.permute(0, 3, 1, 2).contiguous() for x in ops.xs] if nchw else ops.xs
-    wt = (ops.w.permute(3, 2, 0, 1) if nchw else ops.w.permute(3, 0, 1, 2)).contiguous()
-    out = TORCH_DTYPES[spec.out_type]
-    ys = ops.y_ring(out, spec.layout)
-    # int8 out saturates: scale so that the largest output maps to 127.
-    alpha = 127.0 / float(ops.ref.abs().max()) if scale_to_int8 else 1.0
-    plan = helper.plan(n, h, w, c, k, spec)
+    io = cudnn_io(ops, spec, scale_to_int8)
+    plan = helper.plan(*ops.shape, spec)
     workspace = torch.empty(plan.workspace_bytes, dtype=torch.uint8, device="cuda")
     handle = stream.cuda_stream
 
     def call(r: int) -> None:
-        plan.run(xs[r].data_ptr(), wt.data_ptr(), ys[r].data_ptr(), workspace.data_ptr(),
-                 handle, alpha)
+        plan.run(io.xs[r].data_ptr(), io.wt.data_ptr(), io.ys[r].data_ptr(),
+                 workspace.data_ptr(), handle, io.alpha)
 
-    def output() -> torch.Tensor:
-        return (ys[0].permute(0, 2, 3, 1) if nchw else ys[0]).double() / alpha
-
-    def poison() -> None:
-        ys[0].fill_(-128 if out == torch.int8 else math.nan)
-
-    notes = {"alpha": alpha} if scale_to_int8 else {}
-    return Case(call, output, poison, notes, plan.close)
+    notes = {"alpha": io.alpha} if scale_to_int8 else {}
+    return Case(call, io.output, io.poison, notes, plan.close)
 
 
 def cudnn_engines_case(helper: CudnnHelper, ops: Operands, spec: ConvSpec, tolerance: float,
@@ -353,12 +366,8 @@ def cudnn_engines_case(helper: CudnnHelper, ops: Operands, spec: ConvSpec, toler
                        scale_to_int8: bool = False) -> Case:
     """cuDNN's fastest engine configuration for the graph: each plan checked and timed briefly
     (ENGINE_SCREEN), the fastest correct one returned; its notes give every plan's time."""
-    n, h, w, c, k = ops.shape
-    wt = ops.w.permute(3, 0, 1, 2).contiguous()  # K,3,3,C
-    out = TORCH_DTYPES[spec.out_type]
-    ys = ops.y_ring(out)
-    alpha = 127.0 / float(ops.ref.abs().max()) if scale_to_int8 else 1.0
-    engines = helper.engines(n, h, w, c, k, spec, alpha)
+    io = cudnn_io(ops, spec, scale_to_int8)
+    engines = helper.engines(*ops.shape, spec, io.alpha)
     try:
         sizes = engines.workspace_bytes
         fits = [i for i, size in enumerate(sizes) if size <= MAX_ENGINE_WORKSPACE]
@@ -367,21 +376,15 @@ def cudnn_engines_case(helper: CudnnHelper, ops: Operands, spec: ConvSpec, toler
 
         def call_of(i: int) -> Callable[[int], None]:
             def call(r: int) -> None:
-                engines.run(i, ops.xs[r].data_ptr(), wt.data_ptr(), ys[r].data_ptr(),
+                engines.run(i, io.xs[r].data_ptr(), io.wt.data_ptr(), io.ys[r].data_ptr(),
                             workspace.data_ptr(), stream.cuda_stream)
             return call
-
-        def output() -> torch.Tensor:
-            return ys[0].double() / alpha
-
-        def poison() -> None:
-            ys[0].fill_(-128 if out == torch.int8 else math.nan)
 
         screen: dict[str, float | str] = {engines.names[i]: f"workspace {sizes[i]} B"
                                           for i in range(len(sizes)) if i not in fits}
         for i in fits:
             try:
-                rel, _, nonfinite, correct = check(Case(call_of(i), output, poison), ops,
+                rel, _, nonfinite, correct = check(Case(call_of(i), io.output, io.poison), ops,
                                                    tolerance)
                 if not correct:
                     screen[engines.names[i]] = f"wrong (rel L2 {rel:.2e}, {nonfinite} non-finite)"
@@ -404,8 +407,8 @@ def cudnn_engines_case(helper: CudnnHelper, ops: Operands, spec: ConvSpec, toler
                        f"compute={spec.compute_type}",
              "engine_screen_us": screen}
     if scale_to_int8:
-        notes["alpha"] = alpha
-    return Case(call_of(best), output, poison, notes, engines.close)
+        notes["alpha"] = io.alpha
+    return Case(call_of(best), io.output, io.poison, notes, engines.close)
 
 
 # ---- one workload ---------------------------------------------------------------------------
