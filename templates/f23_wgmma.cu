@@ -14,7 +14,11 @@
 // rows below its V for row 0, in every image alike. The GEMM's rows are (o, t), t < T =
 // ceil(W / 2), o = n * (H + 1) + h: the padded rows, each image's last a row of garbage outputs
 // over the zero row; or with kCompactRows o = n * H + h, without those (1 / (H + 1) fewer MMAs,
-// a patch of more rows: the tuner picks, f23_rows/). Each thread finds its rows' place in the
+// a patch of more rows: the tuner picks, f23_rows/). With kRowPairs the GEMM's rows come in
+// pairs instead: a lane's two A rows (16 w + g and + 8) are the tiles (o, t) and (o + 1, t) of
+// pair P = (o / 2) T + t, o even, adjacent patch rows (compact rows need H even), so the V row 1
+// patch row below serves both: 4 V rows a chunk instead of 6, but a warpgroup's patch spans
+// whole pairs of rows (f23_pairs/: the tuner picks). Each thread finds its rows' place in the
 // patch once per tile. A block owns 128 consecutive rows x 64 output channels (a tile; with
 // kPersist a resident block loops over tiles, its copies running on into the next tile while
 // it finishes this one; with kStreamK it takes a contiguous share of all tiles' chunks, a tile
@@ -60,9 +64,12 @@ constexpr bool kBias = {{BIAS}}, kResidual = {{RESIDUAL}}, kRelu = {{RELU}};
 
 constexpr int kT = (kW + 1) / 2;            // tiles per row
 constexpr bool kCompactRows = {{COMPACT_ROWS}};  // GEMM rows without the garbage rows
+constexpr bool kRowPairs = {{ROW_PAIRS}};        // a lane's two A rows one row of tiles apart
 constexpr int kHp = kH + 1;                 // padded rows per image: the zero row, then H
-constexpr int kImageRows = kCompactRows ? kH : kHp;  // GEMM rows of tiles per image
-constexpr int kRows = kN * kImageRows * kT;
+constexpr int kImageRows = kCompactRows ? kH : kHp;  // rows of tiles per image
+constexpr int kTileRows = kN * kImageRows;
+// GEMM rows; with kRowPairs the last pair's second row may lie past the images
+constexpr int kRows = (kRowPairs ? (kTileRows + 1) / 2 * 2 : kTileRows) * kT;
 constexpr int kBlockK = 64;                 // output channels per block (n64)
 constexpr int kChunkC = 16;                 // input channels per stage (one k16 step)
 constexpr int kChunks = kC / kChunkC;
@@ -74,10 +81,18 @@ constexpr int kBlockRows = kWarpgroups * kGroupRows;
 constexpr int kThreads = kWarpgroups * kGroupThreads;
 constexpr int kKBlocks = kK / kBlockK;
 constexpr int kTiles = kKBlocks * ((kRows + kBlockRows - 1) / kBlockRows);
+// The most pairs of rows of tiles a warpgroup's 32 pairs (from a multiple of 32) reach, less 1.
+constexpr int pair_span() {
+  int span = 0;
+  for (int first = 0; first < 32 * kT; first += 32)  // each place of a first pair in its row
+    span = span > (first % kT + 31) / kT ? span : (first % kT + 31) / kT;
+  return span;
+}
 // A warpgroup's 64 GEMM rows span at most kSpan + 1 rows of tiles: padded rows, or with
 // kCompactRows output rows and the zero rows between them; and 2 more below for filter rows 1, 2.
-constexpr int kSpan = (kGroupRows - 1 + kT - 1) / kT;
+constexpr int kSpan = kRowPairs ? 2 * pair_span() + 1 : (kGroupRows - 1 + kT - 1) / kT;
 constexpr int kPatchRows = kCompactRows ? kSpan + (kH - 1 + kSpan) / kH + 3
+                           : kRowPairs  ? kSpan + 3
                                         : (kGroupRows + 2 * kT - 1) / kT + 2;
 constexpr int kPatchCols = 2 * kT + 2;
 // Halves per staged pixel: a warp's 8-byte loads of tiles 2 pixels apart fall in distinct banks.
@@ -85,8 +100,9 @@ constexpr int kPix = kChunkC + 8;
 // Halves per patch row. A half-warp's 4 tiles that cross into the next patch row skip its 2 halo
 // pixels (24 words), which lands one of them on a bank another already reads (1.43x the shared
 // load wavefronts at W = 14, 1.14x at 28); 8 more words a row keep the banks in step. With
-// T % 4 == 0 a half-warp's tiles never cross a row.
-constexpr int kRowPad = kT % 4 == 0 ? 0 : 16;
+// T % 4 == 0 a half-warp's tiles never cross a row. With kRowPairs they cross two rows: the pad
+// makes that jump 24 T words mod 32, as if the row went on.
+constexpr int kRowPad = kRowPairs ? 2 * ((16 - (12 * kT + 8) % 16) % 16) : kT % 4 == 0 ? 0 : 16;
 constexpr int kRowHalves = kPatchCols * kPix + kRowPad;
 constexpr int kUStages = 4, kUAhead = 2;    // U's ring: 2 chunks in flight, 2 being read
 constexpr int kXAhead = kXStages - 1;       // all input stages but the one being read in flight
@@ -98,6 +114,8 @@ constexpr int kSmemBytes = kUStages * kUBytes + kWarpgroups * kGroupBytes + 2 * 
 
 static_assert(kC % kChunkC == 0 && kK % kBlockK == 0, "f23: C % 16 == 0 and K % 64 == 0");
 static_assert(kChunks % kSplits == 0, "f23: the C splits must take whole 16-channel chunks");
+static_assert(!(kRowPairs && kCompactRows) || kH % 2 == 0,
+              "f23: row pairs of compact rows pair the rows of an image: H even");
 static_assert(!(kPersist && kSplits > 1), "f23: persistent blocks do not split C");
 static_assert(!kStreamK || kPersist, "f23: stream-K is a schedule of persistent blocks");
 // wino_tvm.config computes the launch's dynamic shared memory on its own; they must agree.
@@ -200,19 +218,35 @@ struct TransformPlan {
   int src[2];  // patch offset (halves) of A row g + 8 hh's first pixel and channels (filter row 0)
 };
 
-// Padded row of GEMM row of tiles o: the padded row of its filter row 0's input row, h - 1.
+// Padded row of row of tiles o: the padded row of its filter row 0's input row, h - 1.
 __device__ __forceinline__ int padded_row(int o) {
   return kCompactRows ? o / kH * kHp + o % kH : o;
 }
 
-// For thread tid of the warpgroup whose rows start at g0 (patch rows from padded_row(g0 / kT)).
+// The row of tiles (o) and tile (t) of GEMM row 16 w + g + 8 hh of the warpgroup at row g0.
+struct TileAt {
+  int o, t;
+};
+__device__ __forceinline__ TileAt tile_at(int g0, int warp, int g, int hh) {
+  if constexpr (kRowPairs) {
+    const int pair = g0 / 2 + 8 * warp + g;
+    return {2 * (pair / kT) + hh, pair % kT};
+  }
+  const int row = g0 + 16 * warp + g + 8 * hh;
+  return {row / kT, row % kT};
+}
+
+// The warpgroup's first row of tiles: its patch starts at that row's padded row.
+__device__ __forceinline__ int first_row(int g0) { return tile_at(g0, 0, 0, 0).o; }
+
+// For thread tid of the warpgroup whose rows start at g0.
 __device__ __forceinline__ CopyPlan plan_copies(int tid, int g0) {
   CopyPlan plan;
 #pragma unroll
   for (int s = 0; s < kXSteps; ++s) {
     const int i = tid + s * kGroupThreads;
     const int pixel = i >> 1, pr = pixel / kPatchCols, px = pixel % kPatchCols;
-    const int p = padded_row(g0 / kT) + pr, n = p / kHp, h = p % kHp - 1, w = px - 1;
+    const int p = padded_row(first_row(g0)) + pr, n = p / kHp, h = p % kHp - 1, w = px - 1;
     const bool inside = i < kXPieces && n < kN && h >= 0 && (unsigned)w < (unsigned)kW;
     plan.src[s] = inside ? ((n * kH + h) * kW + w) * kC + (i & 1) * 8 : -1;
   }
@@ -226,9 +260,9 @@ __device__ __forceinline__ TransformPlan plan_transform(int tid, int g0) {
   const int warp = tid >> 5, g = (tid & 31) >> 2, q = tid & 3;
 #pragma unroll
   for (int hh = 0; hh < 2; ++hh) {
-    const int gv = g0 + 16 * warp + g + 8 * hh, t = gv % kT;
-    const int pr = padded_row(gv / kT) - padded_row(g0 / kT);
-    plan.src[hh] = pr * kRowHalves + 2 * t * kPix + 4 * q;
+    const TileAt at = tile_at(g0, warp, g, hh);
+    const int pr = padded_row(at.o) - padded_row(first_row(g0));
+    plan.src[hh] = pr * kRowHalves + 2 * at.t * kPix + 4 * q;
   }
   return plan;
 }
@@ -248,26 +282,42 @@ __device__ __forceinline__ void stage_x(uint32_t stage, const half* __restrict__
   asm volatile("cp.async.commit_group;" ::: "memory");
 }
 
-// The patch values of filter row r's A rows (g, g + 8): 4 pixels of 4 channels each.
-using RowPixels = uint2[2][4];
-__device__ __forceinline__ void load_row(const half* xs, const TransformPlan& plan, int r,
-                                         RowPixels& d) {
+// The V rows of a chunk: filter row r takes V rows v_row(0, r) (A row g) and v_row(1, r) (g + 8);
+// with kRowPairs V rows 0-3 are the 4 patch rows from row g's, else 0-2 are row g's 3 and 3-5 row
+// g + 8's.
+constexpr int kVRows = kRowPairs ? 4 : 6;
+__host__ __device__ constexpr int v_row(int hh, int r) { return kRowPairs ? r + hh : 3 * hh + r; }
+// The filter row whose transform first takes V row v (its pixels are loaded one row before).
+__host__ __device__ constexpr int first_use(int v) { return kRowPairs ? (v > 0 ? v - 1 : 0) : v % 3; }
+
+// V row v's patch values: 4 pixels of 4 channels each.
+using Pixels = uint2[4];
+__device__ __forceinline__ void load_v_row(const half* xs, const TransformPlan& plan, int v,
+                                           Pixels& d) {
+  const int hh = kRowPairs ? 0 : v / 3, r = kRowPairs ? v : v % 3;
 #pragma unroll
-  for (int hh = 0; hh < 2; ++hh)
-#pragma unroll
-    for (int e = 0; e < 4; ++e)
-      d[hh][e] = *reinterpret_cast<const uint2*>(xs + plan.src[hh] + r * kRowHalves + e * kPix);
+  for (int e = 0; e < 4; ++e)
+    d[e] = *reinterpret_cast<const uint2*>(xs + plan.src[hh] + r * kRowHalves + e * kPix);
 }
 
-// wgmma's A fragments of V_j = B^T d for each tap j, filter row r, from load_row's values:
+// The V rows filter row r first takes.
+__device__ __forceinline__ void load_v_rows(const half* xs, const TransformPlan& plan, int r,
+                                            Pixels (&d)[kVRows]) {
+#pragma unroll
+  for (int v = 0; v < kVRows; ++v)
+    if (first_use(v) == r) load_v_row(xs, plan, v, d[v]);
+}
+
+// wgmma's A fragments of V_j = B^T d for each tap j, filter row r, from its V rows' pixels:
 // a[j][r] = {rows g, g + 8 of channels 4q, 4q + 1; the same of 4q + 2, 4q + 3}.
-__device__ __forceinline__ void transform(const RowPixels& d, int r, uint32_t (&a)[4][3][4]) {
+__device__ __forceinline__ void transform(const Pixels (&d)[kVRows], int r,
+                                          uint32_t (&a)[4][3][4]) {
 #pragma unroll
   for (int hh = 0; hh < 2; ++hh)
 #pragma unroll
     for (int part = 0; part < 2; ++part) {  // channels 4q, 4q + 1, then 4q + 2, 4q + 3
       const auto at = [&](int e) {
-        const uint32_t word = part ? d[hh][e].y : d[hh][e].x;
+        const uint32_t word = part ? d[v_row(hh, r)][e].y : d[v_row(hh, r)][e].x;
         return *reinterpret_cast<const half2*>(&word);
       };
       const half2 v[4] = {__hsub2(at(0), at(2)), __hadd2(at(1), at(2)), __hsub2(at(2), at(1)),
@@ -458,10 +508,10 @@ __device__ __forceinline__ void finish(const float (&acc)[4][32], int g0, int k_
   }
 #pragma unroll
   for (int hh = 0; hh < 2; ++hh) {
-    const int row = g0 + warp * 16 + g + 8 * hh;
-    if (row >= kRows) continue;
-    const int t = row % kT, o = row / kT, n = o / kImageRows, h = o % kImageRows;
-    if (h >= kH) continue;  // the garbage row (padded GEMM rows)
+    const TileAt at = tile_at(g0, warp, g, hh);
+    if (at.o >= kTileRows) continue;
+    const int t = at.t, n = at.o / kImageRows, h = at.o % kImageRows;
+    if (h >= kH) continue;  // the garbage row (padded rows)
 #pragma unroll
     for (int px = 0; px < 2; ++px) {
       const int slot = 2 * hh + px, w = 2 * t + px;
@@ -602,15 +652,20 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
       const half* xs = reinterpret_cast<const half*>(smem + (x_base - base) + x_stage * kXBytes);
       const uint64_t b_desc = b_desc0 + (uint64_t)(u_stage * kUBytes >> 4);
       // One commit group per filter row r: its transform overlaps the MMAs of the two before.
-      // a[.][r]'s registers belong to the last chunk's group r until it is done (wait 2); the
-      // next row's loads are issued before that wait.
-      RowPixels d[2];
-      load_row(xs, tasks, 0, d[0]);
+      // a[.][r]'s registers belong to the last chunk's group r until it is done (wait 2). With
+      // kRowPairs V rows 1 and 2 are each read by two groups (the compiler computes them once),
+      // and a register a pending group reads must not be written (the PTX ISA; otherwise ptxas
+      // reused them for the next chunk's while in flight, f23_pairs/ run 1): so filter rows 0
+      // and 1 wait until the last chunk's groups 1 and 2 are done (wait 1) and overlap one
+      // group's MMAs. The next V rows' loads are issued before the wait.
+      Pixels d[kVRows];
+      load_v_rows(xs, tasks, 0, d);
 #pragma unroll
       for (int r = 0; r < 3; ++r) {
-        if (r < 2) load_row(xs, tasks, r + 1, d[(r + 1) % 2]);
-        wgmma_wait<2>();
-        transform(d[r % 2], r, a);
+        if (r < 2) load_v_rows(xs, tasks, r + 1, d);
+        if (kRowPairs && r < 2) wgmma_wait<1>();
+        else wgmma_wait<2>();
+        transform(d, r, a);
         wgmma_fence();  // a written, the accumulators read by the last tile's epilogue
 #pragma unroll
         for (int j = 0; j < 4; ++j)

@@ -37,6 +37,9 @@ SK3 = KernelConfig.f23_config(3, persist=True, stream_k=True)
 # compact GEMM rows (no garbage row between images)
 ST3_CR, CS2_CR = ST3.with_(compact_rows=True), CS2.with_(compact_rows=True)
 PB3_CR, SK3_CR = PB3.with_(compact_rows=True), SK3.with_(compact_rows=True)
+# GEMM rows in pairs of tiles one row apart
+ST3_RP, ST4_RP, PB3_RP, SK3_RP = (c.with_(row_pairs=True) for c in (ST3, ST4, PB3, SK3))
+CS2_CR_RP, SK3_CR_RP = CS2_CR.with_(row_pairs=True), SK3_CR.with_(row_pairs=True)
 
 
 def fp16(*shape: int, accum: str = "fp32", epilogue: tuple[str, ...] = (),
@@ -58,6 +61,9 @@ def test_name_round_trips() -> None:
     assert SK3_CR.name(wl) == SK3.name(wl).replace("-sk", "-sk-cr")
     assert KernelConfig.parse(SK3_CR.name(wl))[1] == SK3_CR
     assert KernelConfig.parse(name.replace("-f23", "-f23-cr"))[1] == ST3_CR
+    assert SK3_CR_RP.name(wl) == SK3.name(wl).replace("-sk", "-sk-cr-rp")
+    assert KernelConfig.parse(SK3_CR_RP.name(wl))[1] == SK3_CR_RP
+    assert KernelConfig.parse(name.replace("-f23", "-f23-rp"))[1] == ST3_RP
     assert ST3.needs_sm90a
     # f23 is a kernel of its own: not persistent, not the lane kernel, no lane knob but stages
     for bad in (persistent + "-cs2", name.replace("-f23", "-pb-lane-f23"),
@@ -65,7 +71,8 @@ def test_name_round_trips() -> None:
                 name.replace("-f23-st3", "-st3"), name.replace("-f23-st3", "-pb-lane-cs2"),
                 name + "-cs1", name.replace("-f23", "-f23-sk"),
                 name.replace("-f23", "-pb-lane-sk"), name.replace("-f23", "-pb-lane-cr"),
-                name.replace("-f23-st3", "-f23-cr-sk-st3")):
+                name.replace("-f23-st3", "-f23-cr-sk-st3"), name.replace("-f23", "-pb-lane-rp"),
+                name.replace("-f23-st3", "-f23-rp-cr-st3")):
         with pytest.raises(Exception, match="not a wino-tvm config name"):
             KernelConfig.parse(bad)
 
@@ -98,6 +105,10 @@ def test_name_round_trips() -> None:
      "compact_rows: a layout of the F(2, 3) kernel only: drop it or add f23"),
     (fp16(32, 56, 56, 64, 64), ST3_CR.with_(stages=4),
      "exceeds NVIDIA H100's 232448 B per block: fewer stages"),
+    (fp16(32, 14, 14, 256, 256), KernelConfig(row_pairs=True),
+     "row_pairs: a layout of the F(2, 3) kernel only: drop it or add f23"),
+    (fp16(32, 7, 7, 512, 512), PB3_CR.with_(row_pairs=True),
+     "row pairs (rp) of compact rows (cr) pair the rows of an image, H=7 is odd: drop one"),
 ])
 def test_problems_name_the_fix(wl: Conv2dWorkload, cfg: KernelConfig, message: str) -> None:
     assert message in "; ".join(cfg.problems(wl, H100))
@@ -107,7 +118,8 @@ def test_problems_name_the_fix(wl: Conv2dWorkload, cfg: KernelConfig, message: s
     (["--f23", "--lane"], "--f23 and --lane are two different kernels"),
     (["--f23", "--tb-n", "32"], "--f23 fixes the tiles, the fragment and every knob but --stages"),
     (["--f23", "--groups", "2"],
-     "but --stages, --c-split, --persist, --stream-k and --compact-rows: drop the others"),
+     "but --stages, --c-split, --persist, --stream-k, --compact-rows and --row-pairs: drop the "
+     "others"),
     (["--f23", "--wgmma"], "--f23 fixes the tiles"),
     (["--f23", "--arch", "sm_80"], "--f23 runs on sm_90 GPUs (H100, H200), not sm_80"),
     (["--f23", "--accum", "fp16"], "f23 takes fp16 with fp32 accumulators"),
@@ -119,6 +131,9 @@ def test_problems_name_the_fix(wl: Conv2dWorkload, cfg: KernelConfig, message: s
     (["--stream-k"], "--stream-k is a schedule of the F(2, 3) kernel: add --f23 --persist"),
     (["--f23", "--stream-k"], "stream-K (sk) is a schedule of persistent blocks: add persist"),
     (["--compact-rows"], "--compact-rows is a layout of the F(2, 3) kernel: add --f23"),
+    (["--row-pairs"], "--row-pairs is a layout of the F(2, 3) kernel: add --f23"),
+    (["--f23", "--compact-rows", "--row-pairs", "--shape", "32,7,7,512,512"],
+     "H=7 is odd: drop one"),
 ])
 def test_cli_refuses_bad_input_in_one_line(argv: list[str], message: str,
                                            capsys: pytest.CaptureFixture[str]) -> None:
@@ -159,6 +174,17 @@ def test_filled_source_and_launches() -> None:
         4 * 24576 + 2 * 4 * -(-19 * (12 * 24 + 16) * 2 // 128) * 128 + 8 * 8)
     assert cfg.with_(compact_rows=True).f23_rows(fp16(3, 7, 7, 16, 64)) == 3 * 7 * 4
     assert cfg.f23_rows(fp16(3, 7, 7, 16, 64)) == 3 * 8 * 4
+    # row pairs: 32 pairs of rows over 5 tiles a row reach up to 8 pairs (16 rows) and 2 below:
+    # 18 rows and a pad of 24 halves (the banks in step across two rows); the rows rounded up to
+    # whole pairs (3 x 7 rows of tiles: 22)
+    paired = f23_kernels(wl, cfg.with_(row_pairs=True))
+    assert "constexpr bool kRowPairs = true;" in paired.source
+    assert "constexpr bool kRowPairs = false;" in kernels.source
+    assert paired.forward_launches[0].grid == (2, 1, 1)
+    assert paired.forward_launches[0].shared_bytes == (
+        4 * 24576 + 2 * 4 * -(-18 * (12 * 24 + 24) * 2 // 128) * 128 + 8 * 8)
+    assert cfg.with_(row_pairs=True).f23_rows(fp16(3, 6, 7, 16, 64)) == 22 * 4
+    assert cfg.with_(row_pairs=True, compact_rows=True).f23_rows(fp16(3, 6, 7, 16, 64)) == 18 * 4
     assert "constexpr int kSplits = 1;" in kernels.source
     # the C split: a cluster of blocks along z, fixed at compile time, same shared memory
     split = f23_kernels(wl, KernelConfig.f23_config(4, c_split=2))
@@ -210,6 +236,15 @@ def test_space_offers_f23_only_where_it_applies() -> None:
     space, _ = config_space(fp16(32, 28, 28, 128, 128), H100, both)
     assert {(c.cfg.c_split, c.cfg.persist, c.cfg.stream_k) for c in space} == {
         (1, False, False), (2, False, False), (1, True, False), (1, True, True)}
+    # row pairs and compact rows, but not both where H is odd
+    layouts = Axes(f23=(True,), f23_stages=(3,), f23_c_split=(1,), f23_persist=(True,),
+                   f23_stream_k=(False,))
+    for wl, offered in ((fp16(32, 14, 14, 256, 256), {(False, False), (True, False),
+                                                       (False, True), (True, True)}),
+                        (fp16(32, 7, 7, 512, 512), {(False, False), (True, False),
+                                                     (False, True)})):
+        space, _ = config_space(wl, H100, layouts)
+        assert {(c.cfg.compact_rows, c.cfg.row_pairs) for c in space} == offered
 
 
 # Every class of variant: the benchmark's C >= 128 shapes (14², 28², 7²: 8 to 32 chunks), 56²,
@@ -241,6 +276,16 @@ VARIANTS = {
     "c32_h1_pb_cr_odd_epilogue": (fp16(40, 1, 9, 32, 64, epilogue=ALL), PB3_CR),
     "c48_h2_sk_cr_odd": (fp16(33, 2, 7, 48, 128), SK3_CR),
     "c48_h2_pb_odd": (fp16(33, 2, 7, 48, 128), PB3),
+    # row pairs: one chunk; the C = 512 shape, not persistent; the C split with compact rows;
+    # persistent blocks over 148 tiles; stream-K with compact rows of 2-row images; and padded
+    # rows of tiles in an odd number (33 x 3: the last pair's second row past the images)
+    "c16_rp_one_chunk_odd_relu": (fp16(3, 5, 9, 16, 128, epilogue=("relu",)), ST3_RP),
+    "c512_7_rp_st4_bias_odd": (fp16(3, 7, 7, 512, 64, epilogue=("bias",)), ST4_RP),
+    "c512_8x7_cs2_cr_rp_epilogue": (fp16(3, 8, 7, 512, 128, epilogue=ALL), CS2_CR_RP),
+    "c48_pb_rp_odd_epilogue_148_tiles": (fp16(48, 13, 13, 48, 256, epilogue=ALL), PB3_RP),
+    "c256_14_sk_rp_n128": (fp16(128, 14, 14, 256, 256), SK3_RP),
+    "c48_h2_sk_cr_rp_odd": (fp16(33, 2, 7, 48, 128), SK3_CR_RP),
+    "c48_h2_pb_rp_odd_rows": (fp16(33, 2, 7, 48, 128), PB3_RP),
 }
 
 

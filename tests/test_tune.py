@@ -370,6 +370,14 @@ def test_best_config_picks_the_fastest_correct_record(tmp_path: Path) -> None:
     assert best_config(log, PAPER, "h100", fusion="llc") is None
     assert best_config(log, PAPER, "a100")[0] == KernelConfig(fusion="llc")
     assert best_config(log, Conv2dWorkload(2, 8, 8, 16, 16), "h100") is None
+    # a config the code does not take for the workload (say, logged before a rule was added; here
+    # F(2, 3) row pairs of compact rows at an odd H) is not a candidate, however fast it was
+    odd = Conv2dWorkload(128, 7, 7, 512, 512, "fp16", 2, accum="fp32")
+    padded = KernelConfig.f23_config(3, persist=True)
+    refused = padded.with_(compact_rows=True, row_pairs=True)
+    log.write_text(_record(odd, refused, 1.0).to_json() + "\n"
+                   + _record(odd, padded, 2.0).to_json() + "\n")
+    assert best_config(log, odd, "h100")[0] == padded
     with pytest.raises(WinoError, match="not found"):
         best_config(tmp_path / "missing.jsonl", PAPER, "h100")
 

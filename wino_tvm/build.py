@@ -136,6 +136,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help="with --f23: GEMM rows of the images' rows only, without a row of "
                         "garbage tiles over the zero row between images (1 / (H + 1) fewer "
                         "MMAs, a larger input patch); tuned")
+    p.add_argument("--row-pairs", action="store_true",
+                   help="with --f23: each thread's two GEMM rows are tiles one row of tiles "
+                        "apart, so one transformed input row serves both (a third fewer patch "
+                        "loads, a patch of whole pairs of rows); tuned")
     p.add_argument("--arch", default="sm_90", choices=sorted(ARCH_DEVICE),
                    help="CUDA architecture to generate and compile for")
     p.add_argument("--out", type=Path, default=Path("artifacts/build"), help="artifact folder")
@@ -206,17 +210,18 @@ def _config(args: argparse.Namespace) -> tuple[Conv2dWorkload, KernelConfig]:
             raise WinoError("--f23 and --lane are two different kernels: choose one")
         if cfg.with_(fusion=KernelConfig().fusion, persist=False, **lane_knobs) != KernelConfig():
             raise WinoError("--f23 fixes the tiles, the fragment and every knob but --stages, "
-                            "--c-split, --persist, --stream-k and --compact-rows: drop the "
-                            "others")
+                            "--c-split, --persist, --stream-k, --compact-rows and --row-pairs: "
+                            "drop the others")
         cfg = KernelConfig.f23_config(args.stages or F23_STAGES[0], args.c_split, args.persist,
-                                      args.stream_k, args.compact_rows)
+                                      args.stream_k, args.compact_rows, args.row_pairs)
     elif args.c_split != 1:
         raise WinoError("--c-split is a knob of the F(2, 3) kernel: add --f23 or drop it")
     elif args.stream_k:
         raise WinoError("--stream-k is a schedule of the F(2, 3) kernel: add --f23 --persist or "
                         "drop it")
-    elif args.compact_rows:
-        raise WinoError("--compact-rows is a layout of the F(2, 3) kernel: add --f23 or drop it")
+    elif args.compact_rows or args.row_pairs:
+        flag = "--compact-rows" if args.compact_rows else "--row-pairs"
+        raise WinoError(f"{flag} is a layout of the F(2, 3) kernel: add --f23 or drop it")
     elif args.lane:
         cfg = cfg.with_(tb_m=LANE_TILES, frag_m=LANE_FRAGMENT[0], frag_n=LANE_FRAGMENT[1],
                         frag_k=LANE_FRAGMENT[2], fusion="full", persist=True, lane=True,

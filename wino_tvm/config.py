@@ -218,6 +218,9 @@ class KernelConfig:
     # with a garbage row over the zero row between images (1 / (H + 1) fewer MMAs; the patch is
     # staged in padded order either way)
     compact_rows: bool = False
+    # F(2, 3) kernel: each lane's two A rows are a pair of tiles one row of tiles apart, so one V
+    # row serves both (4 V rows a chunk instead of 6; the patch spans whole pairs of rows)
+    row_pairs: bool = False
 
     @classmethod
     def lane_config(cls, tb_n: int, tb_k: int, groups: int = 1, k_split: int = 1,
@@ -232,12 +235,14 @@ class KernelConfig:
 
     @classmethod
     def f23_config(cls, stages: int, c_split: int = 1, persist: bool = False,
-                   stream_k: bool = False, compact_rows: bool = False) -> KernelConfig:
+                   stream_k: bool = False, compact_rows: bool = False,
+                   row_pairs: bool = False) -> KernelConfig:
         """An F(2, 3) config: its input ring's depth, its C split, persistent blocks or not and
-        their stream-K schedule, its GEMM rows' layout, the fixed knobs (F23_TILES,
+        their stream-K schedule, its GEMM rows' layout and pairing, the fixed knobs (F23_TILES,
         F23_FRAGMENT, full fusion) and the rest at their defaults."""
         return cls(*F23_TILES, *F23_FRAGMENT, "full", persist=persist, stages=stages, f23=True,
-                   c_split=c_split, stream_k=stream_k, compact_rows=compact_rows)
+                   c_split=c_split, stream_k=stream_k, compact_rows=compact_rows,
+                   row_pairs=row_pairs)
 
     def lane_only_knobs(self) -> list[str]:
         """The lane kernel's own knobs (LANE_ONLY_KNOBS) this config sets off their defaults."""
@@ -280,6 +285,7 @@ class KernelConfig:
             *(["f23"] if self.f23 else []),
             *(["sk"] if self.stream_k else []),
             *(["cr"] if self.compact_rows else []),
+            *(["rp"] if self.row_pairs else []),
             *(f"{prefix}{getattr(self, knob)}" for prefix, knob in COUNTED_TOKENS.items()
               if getattr(self, knob) != _DEFAULTS[knob]),
         ]
@@ -292,14 +298,14 @@ class KernelConfig:
             dtype, accum, m, tbm, tbn, tbk, frag, fusion, vec, pad = parts[:10]
             fm, fn, fk = (int(v) for v in frag.removeprefix("frag").split("x"))
             # Optional tokens after the ten fixed ones: ul2, pb, lane, wg, tma, xown, stack, f23,
-            # sk, cr, then COUNTED_TOKENS (numbers other than the defaults); name() must give back
-            # the same text.
+            # sk, cr, rp, then COUNTED_TOKENS (numbers other than the defaults); name() must give
+            # back the same text.
             knobs: dict = {"u_smem": True, "persist": False, "lane": False, "wgmma": False,
                            "tma": False, "exchange_own": False, "stack": False, "f23": False,
-                           "stream_k": False, "compact_rows": False}
+                           "stream_k": False, "compact_rows": False, "row_pairs": False}
             flags = {"pb": "persist", "lane": "lane", "wg": "wgmma", "tma": "tma",
                      "xown": "exchange_own", "stack": "stack", "f23": "f23", "sk": "stream_k",
-                     "cr": "compact_rows"}
+                     "cr": "compact_rows", "rp": "row_pairs"}
             for token in parts[10:]:
                 if token == "ul2":
                     knobs["u_smem"] = False
@@ -314,7 +320,7 @@ class KernelConfig:
             # The grammar: g<N> or ks<N> (not both, but for lane) only after pb, pb not with ul2,
             # lane only after pb, ts<N>, wg, tma, xown and stack only with lane, st<N> with lane
             # or f23, f23 alone with st<N>, cs<N> and pb (not both), cs<N> only with f23, sk
-            # only with f23 and pb, cr only with f23.
+            # only with f23 and pb, cr and rp only with f23.
             split = cfg.groups != 1 or cfg.k_split != 1
             others = [k for k in cfg.lane_only_knobs() if k != "stages"]
             if (cfg._tokens() != parts[3:] or (split and not cfg.persist)
@@ -415,24 +421,34 @@ class KernelConfig:
     def f23_rows(self, wl: Conv2dWorkload) -> int:
         """The F(2, 3) kernel's GEMM rows: N H ceil(W / 2) tiles of 2 output pixels with
         compact_rows, else N (H + 1) ceil(W / 2), each image's last row of tiles garbage over
-        the zero row between images."""
-        image_rows = wl.h if self.compact_rows else wl.h + 1
-        return wl.n * image_rows * -(-wl.w // 2)
+        the zero row between images; with row_pairs rounded up to whole pairs of rows."""
+        tile_rows = wl.n * (wl.h if self.compact_rows else wl.h + 1)
+        if self.row_pairs:
+            tile_rows += tile_rows % 2
+        return tile_rows * -(-wl.w // 2)
 
     def f23_smem_bytes(self, wl: Conv2dWorkload) -> int:
         """The F(2, 3) kernel's shared memory (templates/f23_wgmma.cu's kSmemBytes, which it
         static_asserts): U's ring of F23_U_STAGES chunks (12 slices of 16 x tb_n), per warpgroup
         `stages` input patches (the padded input rows, a zero row before each image, that its
         64 GEMM rows and the 2 filter rows below reach, each 2T + 2 pixels of 24 halves and a
-        pad where T % 4 != 0: conflict-free; V itself goes from the patch into wgmma's A
-        registers), and the U ring's two mbarriers a stage."""
+        pad that keeps the banks in step across rows: conflict-free; V itself goes from the
+        patch into wgmma's A registers), and the U ring's two mbarriers a stage."""
         tiles = -(-wl.w // 2)
+        pairs = F23_WARPGROUP_ROWS // 2  # with row_pairs: from a multiple of 32
+        span = (2 * max((first % tiles + pairs - 1) // tiles
+                        for first in range(0, pairs * tiles, pairs)) + 1 if self.row_pairs
+                else (F23_WARPGROUP_ROWS - 1 + tiles - 1) // tiles)
         if self.compact_rows:  # up to `span` + 1 output rows and the zero rows between them
-            span = (F23_WARPGROUP_ROWS - 1 + tiles - 1) // tiles
             rows = span + (wl.h - 1 + span) // wl.h + 3
-        else:  # the GEMM rows are the padded rows
+        elif self.row_pairs:  # the pairs' rows are the padded rows
+            rows = span + 3
+        else:
             rows = (F23_WARPGROUP_ROWS + 2 * tiles - 1) // tiles + 2
-        row_pad = 0 if tiles % 4 == 0 else 16  # the template's kRowPad: banks across rows
+        # the template's kRowPad: banks in step where a half-warp crosses into the next row
+        # (with row_pairs two rows)
+        row_pad = (2 * ((16 - (12 * tiles + 8) % 16) % 16) if self.row_pairs
+                   else 0 if tiles % 4 == 0 else 16)
         patch = rows * ((2 * tiles + 2) * (self.tb_k + 8) + row_pad) * 2
         group = self.stages * shmem_aligned(patch)
         u_chunk = 12 * self.tb_k * self.tb_n * 2
@@ -458,10 +474,10 @@ class KernelConfig:
         if wl.m != F23_M:
             out.append(f"f23 computes {F23_M} output pixels per tile (m={F23_M}), not m={wl.m}")
         if self != KernelConfig.f23_config(self.stages, self.c_split, self.persist,
-                                           self.stream_k, self.compact_rows):
+                                           self.stream_k, self.compact_rows, self.row_pairs):
             out.append(f"f23 takes tb_m, tb_n, tb_k = {', '.join(map(str, F23_TILES))}, frag "
                        f"{'x'.join(map(str, F23_FRAGMENT))}, fusion full and no other knobs "
-                       "but stages, c_split, persist, stream_k and compact_rows")
+                       "but stages, c_split, persist, stream_k, compact_rows and row_pairs")
         if self.persist and self.c_split != 1:
             out.append(f"f23: persistent blocks (pb) do not split C (c_split={self.c_split}): "
                        "drop one")
@@ -470,6 +486,9 @@ class KernelConfig:
         if self.stages not in F23_STAGES:
             out.append(f"f23: stages={self.stages} input buffers per warpgroup; one of "
                        f"{F23_STAGES}")
+        if self.row_pairs and self.compact_rows and wl.h % 2:
+            out.append(f"f23: row pairs (rp) of compact rows (cr) pair the rows of an image, "
+                       f"H={wl.h} is odd: drop one (padded rows pair across images)")
         if wl.c % F23_TILES[2] or wl.k % F23_TILES[1]:
             out.append(f"f23: C={wl.c} must be a multiple of {F23_TILES[2]} and K={wl.k} of "
                        f"{F23_TILES[1]}")
@@ -786,7 +805,8 @@ _DEFAULTS = {f.name: f.default for f in fields(KernelConfig)}
 # The knobs only the lane kernel takes, in the order their problems (and build's flags) are told.
 LANE_ONLY_KNOBS = ("stages", "wgmma", "tma", "exchange_own", "stack", "tap_split")
 # The knobs only the F(2, 3) kernel takes, in the order their problems are told, and what each is.
-F23_ONLY_KNOBS = {"c_split": "a knob", "stream_k": "a schedule", "compact_rows": "a layout"}
+F23_ONLY_KNOBS = {"c_split": "a knob", "stream_k": "a schedule", "compact_rows": "a layout",
+                  "row_pairs": "a layout"}
 
 
 def artifact_name(wl: Conv2dWorkload, cfg: KernelConfig) -> str:

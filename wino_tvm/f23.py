@@ -33,6 +33,7 @@ def f23_kernels(wl: Conv2dWorkload, cfg: KernelConfig) -> Kernels:
         "PERSIST": "true" if cfg.persist else "false",
         "STREAM_K": "true" if cfg.stream_k else "false",
         "COMPACT_ROWS": "true" if cfg.compact_rows else "false",
+        "ROW_PAIRS": "true" if cfg.row_pairs else "false",
         "SK_MAX_BLOCKS": str(F23_SK_MAX_BLOCKS),
         "SK_THREAD_FLOATS": str(F23_SK_THREAD_FLOATS),
         "PARTIALS_ARG": "partials" if stream_k else "nullptr",

@@ -117,6 +117,9 @@ def _add_space_args(p: argparse.ArgumentParser) -> None:
     axes.add_argument("--f23-compact-rows", type=_bools, default=Axes.f23_compact_rows,
                       help="F(2, 3) GEMM rows without the garbage row between images or with "
                            "(--f23 --compact-rows; default 0,1)")
+    axes.add_argument("--f23-row-pairs", type=_bools, default=Axes.f23_row_pairs,
+                      help="F(2, 3) GEMM rows in pairs of tiles one row apart or not "
+                           "(--f23 --row-pairs; default 0,1)")
     dev = p.add_argument_group("device limits (default: the GPU here)")
     dev.add_argument("--device", choices=sorted(KNOWN_DEVICES), help="use the known table")
     dev.add_argument("--sms", type=int, help="override: streaming multiprocessors")
@@ -187,7 +190,8 @@ def _axes(args: argparse.Namespace) -> Axes:
                 args.m_rounds, args.min_blocks, args.lane, args.lane_groups, args.lane_stages,
                 args.lane_wgmma, args.lane_tma, args.lane_tap_split, args.lane_exchange_own,
                 args.lane_stack, args.f23, args.f23_stages, args.f23_c_split,
-                args.f23_persist, args.f23_stream_k, args.f23_compact_rows)
+                args.f23_persist, args.f23_stream_k, args.f23_compact_rows,
+                args.f23_row_pairs)
 
 
 def _workloads(args: argparse.Namespace) -> list[Conv2dWorkload]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 from ..config import KernelConfig
@@ -19,8 +19,9 @@ def matching(
     m: int | None = None,
     fusion: str | None = None,
 ) -> list[Record]:
-    """Correct, timed records of wl's shape, dtype, accumulator and epilogue on device_name; m
-    and fusion restrict them when given (wl.m is not used: m=None searches every tile size)."""
+    """Correct, timed records of wl's shape, dtype, accumulator and epilogue on device_name whose
+    config the code still takes for wl (a rule added after a record was logged drops it); m and
+    fusion restrict them when given (wl.m is not used: m=None searches every tile size)."""
     return [
         r
         for r in records
@@ -30,6 +31,7 @@ def matching(
         and device_matches(device_name, r.device)
         and m in (None, r.m)
         and fusion in (None, r.fusion)
+        and not r.kernel_config().problems(replace(wl, m=r.m))
     ]
 
 

@@ -115,9 +115,9 @@ class Axes:
     # The F(2, 3) kernel (KernelConfig.f23; fp16 with fp32 accumulators, m=2, sm_90 GPUs, so
     # opt-in) with each of f23_stages input buffers per warpgroup, each of f23_c_split blocks
     # per cluster sharing the C loop, persistent blocks or not (f23_persist; the problems
-    # refuse both at once), their stream-K schedule or not (f23_stream_k, persistent only) and
-    # compact GEMM rows or padded ones (f23_compact_rows); its tiles are fixed. Only where the
-    # fusions include full.
+    # refuse both at once), their stream-K schedule or not (f23_stream_k, persistent only),
+    # compact GEMM rows or padded ones (f23_compact_rows) and rows in pairs or not
+    # (f23_row_pairs); its tiles are fixed. Only where the fusions include full.
     f23: tuple[bool, ...] = (False,)
     f23_stages: tuple[int, ...] = F23_STAGES
     # (cs4 lost everywhere in tune_csplit/: not offered by default)
@@ -125,6 +125,7 @@ class Axes:
     f23_persist: tuple[bool, ...] = (False, True)
     f23_stream_k: tuple[bool, ...] = (False, True)
     f23_compact_rows: tuple[bool, ...] = (False, True)
+    f23_row_pairs: tuple[bool, ...] = (False, True)
 
     def configs(self) -> Iterator[KernelConfig]:
         for (tbm, tbn, tbk, frag, fusion, vec, pad, u_smem, persist, groups,
@@ -140,7 +141,7 @@ class Axes:
         if True in self.f23:
             yield from itertools.starmap(KernelConfig.f23_config, itertools.product(
                 self.f23_stages, self.f23_c_split, self.f23_persist, self.f23_stream_k,
-                self.f23_compact_rows))
+                self.f23_compact_rows, self.f23_row_pairs))
         if True not in self.lane:
             return
         for (tbn, tbk, k_split, groups, stages, wgmma, tap_split, tma, exchange_own,
