@@ -10,6 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from sass import find_cuobjdump, in_flight_writes, sass_of
 from toolchain import (
     assert_correct_on_gpu,
     assert_no_spills,
@@ -296,13 +297,19 @@ def artifacts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 @pytest.mark.nvcc
 @needs_nvcc
-def test_every_variant_compiles_without_spills(artifacts: dict[str, Path]) -> None:
+@pytest.mark.skipif(find_cuobjdump() is None, reason="cuobjdump not found: pip install -e .[test]")
+def test_every_variant_compiles_without_spills_or_in_flight_writes(
+        artifacts: dict[str, Path]) -> None:
     with ThreadPoolExecutor(2) as pool:
         reports = dict(zip(artifacts, pool.map(lambda d: compile_check(d, archs=("sm_90",)),
                                                artifacts.values()), strict=True))
     for name, report in reports.items():
         assert list(report) == ["sm_90a"], name  # wgmma: the arch-specific target
         assert_no_spills(report["sm_90a"], "wino_f23_forward", name)
+        # no register of a wgmma group in flight written (row pairs' shared V rows: f23_pairs/)
+        sass = sass_of(artifacts[name] / "program_sm_90a.cubin", "wino_f23_forward")
+        assert sum("HGMMA" in text for _, text in sass) >= 12, name
+        assert in_flight_writes(sass) == [], name
 
 
 @pytest.mark.nvcc
