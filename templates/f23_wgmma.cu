@@ -508,9 +508,9 @@ __device__ __forceinline__ void finish(const float (&acc)[4][32], int g0, int k_
   }
 #pragma unroll
   for (int hh = 0; hh < 2; ++hh) {
-    const TileAt at = tile_at(g0, warp, g, hh);
-    if (at.o >= kTileRows) continue;
-    const int t = at.t, n = at.o / kImageRows, h = at.o % kImageRows;
+    const TileAt tile = tile_at(g0, warp, g, hh);
+    if (tile.o >= kTileRows) continue;
+    const int t = tile.t, n = tile.o / kImageRows, h = tile.o % kImageRows;
     if (h >= kH) continue;  // the garbage row (padded rows)
 #pragma unroll
     for (int px = 0; px < 2; ++px) {
