@@ -288,7 +288,9 @@ __device__ __forceinline__ void stage_x(uint32_t stage, const half* __restrict__
 constexpr int kVRows = kRowPairs ? 4 : 6;
 __host__ __device__ constexpr int v_row(int hh, int r) { return kRowPairs ? r + hh : 3 * hh + r; }
 // The filter row whose transform first takes V row v (its pixels are loaded one row before).
-__host__ __device__ constexpr int first_use(int v) { return kRowPairs ? (v > 0 ? v - 1 : 0) : v % 3; }
+__host__ __device__ constexpr int first_use(int v) {
+  return kRowPairs ? (v > 0 ? v - 1 : 0) : v % 3;
+}
 
 // V row v's patch values: 4 pixels of 4 channels each.
 using Pixels = uint2[4];
@@ -654,10 +656,10 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
       // One commit group per filter row r: its transform overlaps the MMAs of the two before.
       // a[.][r]'s registers belong to the last chunk's group r until it is done (wait 2). With
       // kRowPairs V rows 1 and 2 are each read by two groups (the compiler computes them once),
-      // and a register a pending group reads must not be written (the PTX ISA; otherwise ptxas
-      // reused them for the next chunk's while in flight, f23_pairs/ run 1): so filter rows 0
-      // and 1 wait until the last chunk's groups 1 and 2 are done (wait 1) and overlap one
-      // group's MMAs. The next V rows' loads are issued before the wait.
+      // and a register a pending group reads must not be written (the PTX ISA; with wait 2
+      // ptxas reused such registers while their groups were in flight, f23_pairs/ run 1): so
+      // filter rows 0 and 1 wait until the last chunk's groups 1 and 2 are done (wait 1) and
+      // overlap one group's MMAs. The next V rows' loads are issued before the wait.
       Pixels d[kVRows];
       load_v_rows(xs, tasks, 0, d);
 #pragma unroll
