@@ -20,23 +20,27 @@ _BRANCH = re.compile(r"BRA (?:.*?)(0x[0-9a-f]+)$")
 
 
 def find_cuobjdump() -> str | None:
-    """cuobjdump on PATH, else the one the nvidia-cuda-cuobjdump wheel installs."""
-    if found := shutil.which("cuobjdump"):
+    """cuobjdump with the nvdisasm it runs beside it (or on PATH): the CUDA toolkit's, else the
+    nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm wheels' (the test extras)."""
+    if (found := shutil.which("cuobjdump")) and shutil.which("nvdisasm"):
         return found
     if importlib.util.find_spec("nvidia") is None:
         return None
     for root in importlib.util.find_spec("nvidia").submodule_search_locations or []:
         for binary in sorted(Path(root).glob("cu*/bin/cuobjdump")):
-            return str(binary)
+            if (binary.parent / "nvdisasm").is_file():
+                return str(binary)
     return None
 
 
 def sass_of(cubin: Path, kernel: str) -> list[tuple[int, str]]:
     """(address, instruction) of kernel's SASS in cubin."""
     tool = find_cuobjdump()
-    assert tool, "cuobjdump not found: pip install -e .[test]"
-    text = subprocess.run([tool, "-sass", "-fun", kernel, str(cubin)], capture_output=True,
-                          text=True, check=True).stdout
+    assert tool, "cuobjdump or nvdisasm not found: pip install -e .[test]"
+    done = subprocess.run([tool, "-sass", "-fun", kernel, str(cubin)], capture_output=True,
+                          text=True)
+    assert done.returncode == 0 and "Function" in done.stdout, (cubin, done.stderr)
+    text = done.stdout
     return [(int(a, 16), s.strip()) for a, s in re.findall(r"/\*([0-9a-f]{4,6})\*/\s+(.*?) ;",
                                                            text)]
 
