@@ -16,7 +16,7 @@ from pathlib import Path
 _NO_DEST = ("ST", "LDGSTS", "BAR", "SYNCS", "BRA", "DEPBAR", "WARPGROUP", "WARPSYNC", "NOP",
             "RED", "UTMA", "CCTL", "MEMBAR", "FENCE", "ERRBAR", "EXIT", "RET", "CALL", "BSYNC",
             "BSSY", "YIELD", "LDGDEPBAR", "ARRIVES")
-_BRANCH = re.compile(r"BRA (?:.*?)(0x[0-9a-f]+)$")
+_BRANCH = re.compile(r"BRA .*?(0x[0-9a-f]+)$")
 
 
 def find_cuobjdump() -> str | None:
@@ -24,9 +24,9 @@ def find_cuobjdump() -> str | None:
     nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm wheels' (the test extras)."""
     if (found := shutil.which("cuobjdump")) and shutil.which("nvdisasm"):
         return found
-    if importlib.util.find_spec("nvidia") is None:
+    if (wheels := importlib.util.find_spec("nvidia")) is None:
         return None
-    for root in importlib.util.find_spec("nvidia").submodule_search_locations or []:
+    for root in wheels.submodule_search_locations or []:
         for binary in sorted(Path(root).glob("cu*/bin/cuobjdump")):
             if (binary.parent / "nvdisasm").is_file():
                 return str(binary)
@@ -40,9 +40,8 @@ def sass_of(cubin: Path, kernel: str) -> list[tuple[int, str]]:
     done = subprocess.run([tool, "-sass", "-fun", kernel, str(cubin)], capture_output=True,
                           text=True)
     assert done.returncode == 0 and "Function" in done.stdout, (cubin, done.stderr)
-    text = done.stdout
     return [(int(a, 16), s.strip()) for a, s in re.findall(r"/\*([0-9a-f]{4,6})\*/\s+(.*?) ;",
-                                                           text)]
+                                                           done.stdout)]
 
 
 def _register(operand: str) -> int | None:

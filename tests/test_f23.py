@@ -295,18 +295,30 @@ def artifacts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return write_variants(tmp_path_factory.mktemp("f23"), VARIANTS, f23_kernels)
 
 
+@pytest.fixture(scope="module")
+def ptxas_reports(artifacts: dict[str, Path]) -> dict[str, dict[str, list[str]]]:
+    """Each variant's cubin for sm_90 (beside its program.cu) and ptxas's report, built once."""
+    with ThreadPoolExecutor(2) as pool:
+        return dict(zip(artifacts, pool.map(lambda d: compile_check(d, archs=("sm_90",)),
+                                            artifacts.values()), strict=True))
+
+
+@pytest.mark.nvcc
+@needs_nvcc
+def test_every_variant_compiles_without_spills(
+        ptxas_reports: dict[str, dict[str, list[str]]]) -> None:
+    for name, report in ptxas_reports.items():
+        assert list(report) == ["sm_90a"], name  # wgmma: the arch-specific target
+        assert_no_spills(report["sm_90a"], "wino_f23_forward", name)
+
+
 @pytest.mark.nvcc
 @needs_nvcc
 @pytest.mark.skipif(find_cuobjdump() is None, reason="cuobjdump not found: pip install -e .[test]")
-def test_every_variant_compiles_without_spills_or_in_flight_writes(
-        artifacts: dict[str, Path]) -> None:
-    with ThreadPoolExecutor(2) as pool:
-        reports = dict(zip(artifacts, pool.map(lambda d: compile_check(d, archs=("sm_90",)),
-                                               artifacts.values()), strict=True))
-    for name, report in reports.items():
-        assert list(report) == ["sm_90a"], name  # wgmma: the arch-specific target
-        assert_no_spills(report["sm_90a"], "wino_f23_forward", name)
-        # no register of a wgmma group in flight written (row pairs' shared V rows: f23_pairs/)
+def test_no_variant_writes_a_register_of_a_wgmma_in_flight(
+        artifacts: dict[str, Path], ptxas_reports: dict[str, dict[str, list[str]]]) -> None:
+    # row pairs' shared V rows broke this once (f23_pairs/ run 1)
+    for name in ptxas_reports:
         sass = sass_of(artifacts[name] / "program_sm_90a.cubin", "wino_f23_forward")
         assert sum("HGMMA" in text for _, text in sass) >= 12, name
         assert in_flight_writes(sass) == [], name
