@@ -61,6 +61,14 @@ constexpr bool kPersist = {{PERSIST}};      // blocks loop over the tiles (grid.
 constexpr bool kStreamK = {{STREAM_K}};
 constexpr int kMaxBlocks = {{SK_MAX_BLOCKS}};  // stream-K: most blocks a launch (partials' slots)
 constexpr bool kBias = {{BIAS}}, kResidual = {{RESIDUAL}}, kRelu = {{RELU}};
+using XT = {{X_T}};  // x and w: half, or int8_t
+using YT = {{Y_T}};  // y: half; int8 in: float, half or int8_t
+using ET = {{E_T}};  // bias and residual: y's type, float with int8 in (integer units)
+// int8 in: 1-D F(2, 3)'s V = B^T d of int8 d is an integer, |V| <= 256, and U = G g a multiple
+// of 1/2, |U| <= 192: both exact in fp16, so the fp16 MMA's products are exact and its fp32
+// accumulators round only past 2^24 (docs/int8.md). x stays int8 in shared memory.
+constexpr bool kInt8In = std::is_same_v<XT, int8_t>;
+constexpr bool kScaledOut = {{SCALED_OUT}};  // y = conv / *y_scale (int8 in, fp16 or int8 y)
 
 constexpr int kT = (kW + 1) / 2;            // tiles per row
 constexpr bool kCompactRows = {{COMPACT_ROWS}};  // GEMM rows without the garbage rows
@@ -95,24 +103,25 @@ constexpr int kPatchRows = kCompactRows ? kSpan + (kH - 1 + kSpan) / kH + 3
                            : kRowPairs  ? kSpan + 3
                                         : (kGroupRows + 2 * kT - 1) / kT + 2;
 constexpr int kPatchCols = 2 * kT + 2;
-// Halves per staged pixel: a warp's 8-byte loads of tiles 2 pixels apart fall in distinct banks.
-constexpr int kPix = kChunkC + 8;
-// Halves per patch row. A half-warp's 4 tiles that cross into the next patch row skip its 2 halo
-// pixels (24 words), which lands one of them on a bank another already reads (1.43x the shared
-// load wavefronts at W = 14, 1.14x at 28); 8 more words a row keep the banks in step. With
-// T % 4 == 0 a half-warp's tiles never cross a row. With kRowPairs they cross two rows: the pad
-// makes that jump 24 T words mod 32, as if the row went on.
-constexpr int kRowPad = kRowPairs ? 2 * ((16 - (12 * kT + 8) % 16) % 16) : kT % 4 == 0 ? 0 : 16;
-constexpr int kRowHalves = kPatchCols * kPix + kRowPad;
+// Bytes per staged pixel: fp16 24 halves, so that a warp's 8-byte loads of tiles 2 pixels apart
+// fall in distinct banks; int8 16 bytes (2 wavefronts a warp's 4-byte loads, as fp16's 8-byte).
+constexpr int kPixBytes = kInt8In ? kChunkC : 2 * (kChunkC + 8);
+constexpr int kPixelPieces = kChunkC * (int)sizeof(XT) / 16;  // 16-byte copies per pixel
+constexpr int kPieceShift = kPixelPieces / 2;                  // log2 of it (1 or 2)
+// Bytes per patch row: the pixels, then a pad that keeps the loads' banks in step where a warp's
+// tiles cross into the next row (wino_tvm.config.f23_row_pad_bytes, which says how).
+constexpr int kRowPadBytes = {{ROW_PAD_BYTES}};
+constexpr int kRowBytes = kPatchCols * kPixBytes + kRowPadBytes;
 constexpr int kUStages = 4, kUAhead = 2;    // U's ring: 2 chunks in flight, 2 being read
 constexpr int kXAhead = kXStages - 1;       // all input stages but the one being read in flight
-constexpr int kXBytes = (kPatchRows * kRowHalves * 2 + 127) / 128 * 128;
+constexpr int kXBytes = (kPatchRows * kRowBytes + 127) / 128 * 128;
 constexpr int kUBytes = 12 * kChunkC * kBlockK * 2;
 constexpr int kGroupBytes = kXStages * kXBytes;  // a warpgroup's input ring
 // U's ring, then each warpgroup's, then the mbarriers full[s] and empty[s] of U's stages.
 constexpr int kSmemBytes = kUStages * kUBytes + kWarpgroups * kGroupBytes + 2 * kUStages * 8;
 
 static_assert(kC % kChunkC == 0 && kK % kBlockK == 0, "f23: C % 16 == 0 and K % 64 == 0");
+static_assert(kPixelPieces == 1 << kPieceShift, "f23: a pixel is one or two 16-byte copies");
 static_assert(kChunks % kSplits == 0, "f23: the C splits must take whole 16-channel chunks");
 static_assert(!(kRowPairs && kCompactRows) || kH % 2 == 0,
               "f23: row pairs of compact rows pair the rows of an image: H even");
@@ -206,7 +215,7 @@ __host__ __device__ constexpr int u_row(int kk) {
 // A thread's copies and transform tasks are the same in every chunk but for the channel offset,
 // so their addresses are computed once (recomputed per chunk they cost ~300 instructions a warp
 // and chunk: f23_wgmma/ run 3).
-constexpr int kXPieces = kPatchRows * kPatchCols * 2;       // 16-byte pieces of the patch
+constexpr int kXPieces = kPatchRows * kPatchCols * kPixelPieces;  // 16-byte pieces of the patch
 constexpr int kXSteps = (kXPieces + kGroupThreads - 1) / kGroupThreads;
 
 // A persistent block's copies run kXAhead chunks ahead of its transform, into the next tile, so
@@ -215,7 +224,7 @@ struct CopyPlan {
   int src[kXSteps];  // element offset of the piece in x at chunk 0; -1: zero (outside)
 };
 struct TransformPlan {
-  int src[2];  // patch offset (halves) of A row g + 8 hh's first pixel and channels (filter row 0)
+  int src[2];  // patch offset (bytes) of A row g + 8 hh's first pixel and channels (filter row 0)
 };
 
 // Padded row of row of tiles o: the padded row of its filter row 0's input row, h - 1.
@@ -245,10 +254,10 @@ __device__ __forceinline__ CopyPlan plan_copies(int tid, int g0) {
 #pragma unroll
   for (int s = 0; s < kXSteps; ++s) {
     const int i = tid + s * kGroupThreads;
-    const int pixel = i >> 1, pr = pixel / kPatchCols, px = pixel % kPatchCols;
+    const int pixel = i >> kPieceShift, pr = pixel / kPatchCols, px = pixel % kPatchCols;
     const int p = padded_row(first_row(g0)) + pr, n = p / kHp, h = p % kHp - 1, w = px - 1;
     const bool inside = i < kXPieces && n < kN && h >= 0 && (unsigned)w < (unsigned)kW;
-    plan.src[s] = inside ? ((n * kH + h) * kW + w) * kC + (i & 1) * 8 : -1;
+    plan.src[s] = inside ? ((n * kH + h) * kW + w) * kC + (i & (kPixelPieces - 1)) * 8 : -1;
   }
   return plan;
 }
@@ -262,21 +271,22 @@ __device__ __forceinline__ TransformPlan plan_transform(int tid, int g0) {
   for (int hh = 0; hh < 2; ++hh) {
     const TileAt at = tile_at(g0, warp, g, hh);
     const int pr = padded_row(at.o) - padded_row(first_row(g0));
-    plan.src[hh] = pr * kRowHalves + 2 * at.t * kPix + 4 * q;
+    plan.src[hh] = pr * kRowBytes + 2 * at.t * kPixBytes + q * 4 * (int)sizeof(XT);
   }
   return plan;
 }
 
 // Chunk `chunk` of the warpgroup's input patch into `stage`, one commit group.
-__device__ __forceinline__ void stage_x(uint32_t stage, const half* __restrict__ x,
+__device__ __forceinline__ void stage_x(uint32_t stage, const XT* __restrict__ x,
                                         const CopyPlan& plan, int tid, int chunk) {
 #pragma unroll
   for (int s = 0; s < kXSteps; ++s) {
     const int i = tid + s * kGroupThreads;
     if (kXPieces % kGroupThreads != 0 && s == kXSteps - 1 && i >= kXPieces) break;
     const bool inside = plan.src[s] >= 0;
-    const int pixel = i >> 1, dst = pixel * kPix + pixel / kPatchCols * kRowPad + (i & 1) * 8;
-    cp_async_16(stage + 2u * (uint32_t)dst,
+    const int pixel = i >> kPieceShift, piece = i & (kPixelPieces - 1);
+    const int dst = pixel * kPixBytes + pixel / kPatchCols * kRowPadBytes + piece * 16;
+    cp_async_16(stage + (uint32_t)dst,
                 inside ? x + plan.src[s] + chunk * kChunkC : x, inside ? 16 : 0);
   }
   asm volatile("cp.async.commit_group;" ::: "memory");
@@ -292,26 +302,42 @@ __host__ __device__ constexpr int first_use(int v) {
   return kRowPairs ? (v > 0 ? v - 1 : 0) : v % 3;
 }
 
+// Channels 4q .. 4q + 3 of a staged pixel as two half2 (.x: 4q, 4q + 1): fp16 one 8-byte load;
+// int8 one 4-byte load, exact but biased: byte b ^ 0x80 (b + 128) under 1024's exponent byte
+// (0x64) is the half kInputBias + b (the transform's differences cancel the bias).
+constexpr float kInputBias = kInt8In ? 1152.f : 0.f;
+__device__ __forceinline__ uint2 load_channels(const unsigned char* at) {
+  if constexpr (kInt8In) {
+    const uint32_t biased = *reinterpret_cast<const uint32_t*>(at) ^ 0x80808080u;
+    return make_uint2(__byte_perm(biased, 0x64646464u, 0x5140),
+                      __byte_perm(biased, 0x64646464u, 0x5342));
+  } else {
+    return *reinterpret_cast<const uint2*>(at);
+  }
+}
+
 // V row v's patch values: 4 pixels of 4 channels each.
 using Pixels = uint2[4];
-__device__ __forceinline__ void load_v_row(const half* xs, const TransformPlan& plan, int v,
-                                           Pixels& d) {
+__device__ __forceinline__ void load_v_row(const unsigned char* xs, const TransformPlan& plan,
+                                           int v, Pixels& d) {
   const int hh = kRowPairs ? 0 : v / 3, r = kRowPairs ? v : v % 3;
 #pragma unroll
   for (int e = 0; e < 4; ++e)
-    d[e] = *reinterpret_cast<const uint2*>(xs + plan.src[hh] + r * kRowHalves + e * kPix);
+    d[e] = load_channels(xs + plan.src[hh] + r * kRowBytes + e * kPixBytes);
 }
 
 // The V rows filter row r first takes.
-__device__ __forceinline__ void load_v_rows(const half* xs, const TransformPlan& plan, int r,
-                                            Pixels (&d)[kVRows]) {
+__device__ __forceinline__ void load_v_rows(const unsigned char* xs, const TransformPlan& plan,
+                                            int r,                                            Pixels (&d)[kVRows]) {
 #pragma unroll
   for (int v = 0; v < kVRows; ++v)
     if (first_use(v) == r) load_v_row(xs, plan, v, d[v]);
 }
 
 // wgmma's A fragments of V_j = B^T d for each tap j, filter row r, from its V rows' pixels:
-// a[j][r] = {rows g, g + 8 of channels 4q, 4q + 1; the same of 4q + 2, 4q + 3}.
+// a[j][r] = {rows g, g + 8 of channels 4q, 4q + 1; the same of 4q + 2, 4q + 3}. int8 in: V_1 =
+// d1 + d2 takes 2 kInputBias off d1 first, so that each partial sum is an integer below 2048
+// (d1 - 2304 in [-1280, -1025], then + d2 in [-256, 254]), exact in fp16.
 __device__ __forceinline__ void transform(const Pixels (&d)[kVRows], int r,
                                           uint32_t (&a)[4][3][4]) {
 #pragma unroll
@@ -322,7 +348,8 @@ __device__ __forceinline__ void transform(const Pixels (&d)[kVRows], int r,
         const uint32_t word = part ? d[v_row(hh, r)][e].y : d[v_row(hh, r)][e].x;
         return *reinterpret_cast<const half2*>(&word);
       };
-      const half2 v[4] = {__hsub2(at(0), at(2)), __hadd2(at(1), at(2)), __hsub2(at(2), at(1)),
+      const half2 d1 = kInt8In ? __hsub2(at(1), __float2half2_rn(2 * kInputBias)) : at(1);
+      const half2 v[4] = {__hsub2(at(0), at(2)), __hadd2(d1, at(2)), __hsub2(at(2), at(1)),
                           __hsub2(at(1), at(3))};
 #pragma unroll
       for (int j = 0; j < 4; ++j)
@@ -467,10 +494,54 @@ __device__ __forceinline__ void gather_partials(float (&acc)[4][32], int tile_en
   }
 }
 
-// 8 bytes of fp16 pairs as float2s (the epilogue's bias and residual).
-__device__ __forceinline__ float2 pair_at(const uint4& v, int j) {
-  const uint32_t word = j == 0 ? v.x : j == 1 ? v.y : j == 2 ? v.z : v.w;
-  return __half22float2(*reinterpret_cast<const half2*>(&word));
+// 16 channels of the epilogue's bias (through the read-only path) or residual at `at`, as they
+// lie in memory (fp16: 8 words, kept packed until used; float with int8 in: 16), in 16-byte
+// loads; value(words, i) is channel i's as a float.
+constexpr int kEpilogueLoads = (int)sizeof(ET) * 16 / 16;
+template <bool kReadOnly>
+__device__ __forceinline__ void load_16(const ET* at, uint4 (&words)[kEpilogueLoads]) {
+  const uint4* src = reinterpret_cast<const uint4*>(at);
+#pragma unroll
+  for (int i = 0; i < kEpilogueLoads; ++i) words[i] = kReadOnly ? __ldg(src + i) : src[i];
+}
+__device__ __forceinline__ float value(const uint4 (&words)[kEpilogueLoads], int i) {
+  constexpr int kPerLoad = 16 / kEpilogueLoads;  // channels per 16-byte load
+  const uint4& v = words[i / kPerLoad];
+  const int e = i % kPerLoad * 4 / kPerLoad;     // its word
+  const uint32_t word = e == 0 ? v.x : e == 1 ? v.y : e == 2 ? v.z : v.w;
+  if constexpr (std::is_same_v<ET, half>) {
+    const float2 pair = __half22float2(*reinterpret_cast<const half2*>(&word));
+    return i % 2 ? pair.y : pair.x;
+  } else {
+    return __uint_as_float(word);
+  }
+}
+
+// 16 channels of y at `at` from floats, in 16-byte stores: fp16 rounded to nearest, float as
+// is, int8 saturated to [-127, 127] and rounded to nearest even by the float32 magic number
+// 1.5 * 2^23 (its sum's low byte is then rint(v)), as the int8 IMMA kernels write.
+__device__ __forceinline__ void store_16(YT* at, const float (&v)[16]) {
+  constexpr int kWords = 16 * (int)sizeof(YT) / 4;
+  uint32_t out[kWords];
+#pragma unroll
+  for (int i = 0; i < 16; i += 2) {
+    if constexpr (std::is_same_v<YT, half>) {
+      const half2 pair = __floats2half2_rn(v[i], v[i + 1]);
+      out[i / 2] = *reinterpret_cast<const uint32_t*>(&pair);
+    } else if constexpr (std::is_same_v<YT, float>) {
+      out[i] = __float_as_uint(v[i]), out[i + 1] = __float_as_uint(v[i + 1]);
+    } else {
+      constexpr float kMagic = 12582912.f;
+      const float lo = fminf(fmaxf(v[i], -127.f), 127.f) + kMagic;
+      const float hi = fminf(fmaxf(v[i + 1], -127.f), 127.f) + kMagic;
+      const uint32_t pair = __byte_perm(__float_as_uint(lo), __float_as_uint(hi), 0x0040);
+      out[i / 4] = i % 4 ? __byte_perm(out[i / 4], pair, 0x5410) : pair;
+    }
+  }
+  uint4* dst = reinterpret_cast<uint4*>(at);
+#pragma unroll
+  for (int i = 0; i < kWords / 4; ++i)
+    dst[i] = make_uint4(out[4 * i], out[4 * i + 1], out[4 * i + 2], out[4 * i + 3]);
 }
 
 // A tile's outputs after its chunks: OTrans, the C split's or stream-K's reduction, the
@@ -479,8 +550,9 @@ __device__ __forceinline__ float2 pair_at(const uint4& v, int j) {
 template <int rank>
 __device__ __forceinline__ void finish(const float (&acc)[4][32], int g0, int k_block,
                                        uint32_t base, Piece piece, float* __restrict__ partials,
-                                       unsigned* __restrict__ flags, const half* __restrict__ bias,
-                                       const half* __restrict__ residual, half* __restrict__ y) {
+                                       unsigned* __restrict__ flags, const ET* __restrict__ bias,
+                                       const ET* __restrict__ residual, float y_multiplier,
+                                       YT* __restrict__ y) {
   // OTrans y = A^T M (A^T = [[1, 1, 1, 0], [0, 1, -1, -1]]) in fp32. Lane (g, q) of warp w
   // holds rows 16 (w % 4) + g + 8 hh of its warpgroup, and channels k_block + 16 q .. + 15 of
   // them (KTrans's permutation): part[2 hh + px][2 nb + e] is output pixel 2 t + px of row
@@ -500,14 +572,12 @@ __device__ __forceinline__ void finish(const float (&acc)[4][32], int g0, int k_
   if constexpr (kStreamK)
     if (piece == Piece::kStore) return store_partials(part, partials, flags);
 
-  // The epilogue relu(conv + bias + residual) in fp32 of the slots this block owns.
+  // The epilogue relu(conv + bias + residual) in fp32 of the slots this block owns; a scaled y
+  // times y_multiplier last.
   const int warp = (threadIdx.x >> 5) & 3, lane = threadIdx.x & 31, g = lane >> 2, q = lane & 3;
   const int channel = k_block + 16 * q;
-  uint4 bias_words[2] = {};
-  if constexpr (kBias) {
-    bias_words[0] = __ldg(reinterpret_cast<const uint4*>(bias + channel));
-    bias_words[1] = __ldg(reinterpret_cast<const uint4*>(bias + channel) + 1);
-  }
+  uint4 bias_words[kEpilogueLoads];
+  if constexpr (kBias) load_16<true>(bias + channel, bias_words);
 #pragma unroll
   for (int hh = 0; hh < 2; ++hh) {
     const TileAt tile = tile_at(g0, warp, g, hh);
@@ -519,39 +589,27 @@ __device__ __forceinline__ void finish(const float (&acc)[4][32], int g0, int k_
       const int slot = 2 * hh + px, w = 2 * t + px;
       if (slot % kSplits != rank || w >= kW) continue;
       const long long at = ((long long)(n * kH + h) * kW + w) * kK + channel;
-      uint4 res_words[2] = {};
-      if constexpr (kResidual) {
-        res_words[0] = *reinterpret_cast<const uint4*>(residual + at);
-        res_words[1] = *(reinterpret_cast<const uint4*>(residual + at) + 1);
-      }
-      uint32_t out[8];
+      uint4 res_words[kEpilogueLoads];
+      if constexpr (kResidual) load_16<false>(residual + at, res_words);
+      float v[16];
 #pragma unroll
-      for (int nb = 0; nb < 8; ++nb) {
-        float v[2] = {part[slot][2 * nb], part[slot][2 * nb + 1]};
-        if constexpr (kBias) {
-          const float2 b = pair_at(bias_words[nb / 4], nb % 4);
-          v[0] += b.x, v[1] += b.y;
-        }
-        if constexpr (kResidual) {
-          const float2 r = pair_at(res_words[nb / 4], nb % 4);
-          v[0] += r.x, v[1] += r.y;
-        }
-        if constexpr (kRelu) v[0] = fmaxf(v[0], 0.f), v[1] = fmaxf(v[1], 0.f);
-        const half2 pair = __floats2half2_rn(v[0], v[1]);
-        out[nb] = *reinterpret_cast<const uint32_t*>(&pair);
+      for (int i = 0; i < 16; ++i) {
+        v[i] = part[slot][i];
+        if constexpr (kBias) v[i] += value(bias_words, i);
+        if constexpr (kResidual) v[i] += value(res_words, i);
+        if constexpr (kRelu) v[i] = fmaxf(v[i], 0.f);
+        if constexpr (kScaledOut) v[i] *= y_multiplier;
       }
-      uint4* dst = reinterpret_cast<uint4*>(y + at);
-      dst[0] = make_uint4(out[0], out[1], out[2], out[3]);
-      dst[1] = make_uint4(out[4], out[5], out[6], out[7]);
+      store_16(y + at, v);
     }
   }
 }
 
-__device__ __forceinline__ void forward(const half* __restrict__ x, const half* __restrict__ U,
-                                        const half* __restrict__ bias,
-                                        const half* __restrict__ residual,
+__device__ __forceinline__ void forward(const XT* __restrict__ x, const half* __restrict__ U,
+                                        const ET* __restrict__ bias,
+                                        const ET* __restrict__ residual,
                                         float* __restrict__ partials, unsigned* __restrict__ flags,
-                                        half* __restrict__ y) {
+                                        const float* __restrict__ y_scale, YT* __restrict__ y) {
   extern __shared__ __align__(128) unsigned char smem[];
   const uint32_t base = (uint32_t)__cvta_generic_to_shared(smem);
   int warpgroup = threadIdx.x / kGroupThreads, tid = threadIdx.x % kGroupThreads;
@@ -582,7 +640,7 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
   };
   // The block's share of each tile's C loop: chunks rank * kRankChunks on, of x and of U.
   const int rank = kSplits > 1 ? cluster_rank() : 0;
-  const half* x_rank = x + rank * kRankChunks * kChunkC;
+  const XT* x_rank = x + rank * kRankChunks * kChunkC;
   const auto u_src = [&](int it) {
     const int chunk = tile_of(it) % kKBlocks * kChunks + rank * kRankChunks + chunk_of(it);
     return reinterpret_cast<const unsigned char*>(U) + (long long)chunk * kUBytes;
@@ -614,11 +672,12 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
   }
 
   // finish for this block's rank (a template argument there).
+  const float y_multiplier = kScaledOut ? 1.f / __ldg(y_scale) : 1.f;
   const auto finish_tile = [&](int tile, Piece piece) {
     const int g0 = rows_of(tile), k_block = tile % kKBlocks * kBlockK;
     const auto with_rank = [&](auto rank_tag) {
       finish<decltype(rank_tag)::value>(acc, g0, k_block, base, piece, partials, flags, bias,
-                                        residual, y);
+                                        residual, y_multiplier, y);
     };
     if (rank == 0) with_rank(std::integral_constant<int, 0>());
     if constexpr (kSplits > 1)
@@ -651,7 +710,7 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
       }
       if (it + kXAhead < iterations) copy_x(it + kXAhead);
       else asm volatile("cp.async.commit_group;" ::: "memory");
-      const half* xs = reinterpret_cast<const half*>(smem + (x_base - base) + x_stage * kXBytes);
+      const unsigned char* xs = smem + (x_base - base) + x_stage * kXBytes;
       const uint64_t b_desc = b_desc0 + (uint64_t)(u_stage * kUBytes >> 4);
       // One commit group per filter row r: its transform overlaps the MMAs of the two before.
       // a[.][r]'s registers belong to the last chunk's group r until it is done (wait 2). With
@@ -705,7 +764,8 @@ __device__ __forceinline__ void forward(const half* __restrict__ x, const half* 
 
 // U_jr = (G g_r)_j in fp16, [K / 64][C / 16][j * 3 + r][c % 16 / 8][64 rows, permuted][c % 8]:
 // a block's chunk is 24 KB in one piece, laid out as the stage holds it.
-extern "C" __global__ void wino_f23_ktrans(const half* __restrict__ w, half* __restrict__ U) {
+extern "C" __global__ void wino_f23_ktrans(const wino_f23::XT* __restrict__ w,
+                                           half* __restrict__ U) {
   using namespace wino_f23;
   const int idx = blockIdx.x * blockDim.x + threadIdx.x;
   if (idx >= kC * kK) return;
@@ -714,9 +774,9 @@ extern "C" __global__ void wino_f23_ktrans(const half* __restrict__ w, half* __r
   const long long chunk_base = ((long long)(k / kBlockK) * kChunks + c / kChunkC) * 12;
   const int kappa = k_slot(c % kChunkC);
   for (int r = 0; r < 3; ++r) {
-    const float g0 = __half2float(w[((r * 3 + 0) * kC + c) * kK + k]);
-    const float g1 = __half2float(w[((r * 3 + 1) * kC + c) * kK + k]);
-    const float g2 = __half2float(w[((r * 3 + 2) * kC + c) * kK + k]);
+    const float g0 = (float)w[((r * 3 + 0) * kC + c) * kK + k];
+    const float g1 = (float)w[((r * 3 + 1) * kC + c) * kK + k];
+    const float g2 = (float)w[((r * 3 + 2) * kC + c) * kK + k];
     const float u[4] = {g0, 0.5f * (g0 + g1 + g2), 0.5f * (g0 - g1 + g2), g2};
     for (int j = 0; j < 4; ++j)
       U[(((chunk_base + j * 3 + r) * 2 + kappa / 8) * kBlockK + row) * 8 + kappa % 8] =
@@ -732,5 +792,6 @@ extern "C" __global__ void wino_f23_clear_flags(unsigned* __restrict__ flags) {
 
 extern "C" __global__ void __launch_bounds__(wino_f23::kThreads, 1) {{CLUSTER_DIMS}}
     wino_f23_forward({{FORWARD_PARAMS}}) {
-  wino_f23::forward(x, U, {{BIAS_ARG}}, {{RESIDUAL_ARG}}, {{PARTIALS_ARG}}, {{FLAGS_ARG}}, y);
+  wino_f23::forward(x, U, {{BIAS_ARG}}, {{RESIDUAL_ARG}}, {{PARTIALS_ARG}}, {{FLAGS_ARG}},
+                    {{Y_SCALE_ARG}}, y);
 }

@@ -41,6 +41,11 @@ PB3_CR, SK3_CR = PB3.with_(compact_rows=True), SK3.with_(compact_rows=True)
 # GEMM rows in pairs of tiles one row apart
 ST3_RP, ST4_RP, PB3_RP, SK3_RP = (c.with_(row_pairs=True) for c in (ST3, ST4, PB3, SK3))
 CS2_CR_RP, SK3_CR_RP = CS2_CR.with_(row_pairs=True), SK3_CR.with_(row_pairs=True)
+CS2_RP, PB3_CR_RP = CS2.with_(row_pairs=True), PB3_CR.with_(row_pairs=True)
+
+
+def int8(*shape: int, out: str = "", epilogue: tuple[str, ...] = ()) -> Conv2dWorkload:
+    return Conv2dWorkload(*shape, dtype="int8", m=2, accum="fp32", out=out, epilogue=epilogue)
 
 
 def fp16(*shape: int, accum: str = "fp32", epilogue: tuple[str, ...] = (),
@@ -80,7 +85,11 @@ def test_name_round_trips() -> None:
 
 @pytest.mark.parametrize("wl, cfg, message", [
     (Conv2dWorkload(32, 14, 14, 256, 256, dtype="int8", m=2), ST3,
-     "f23 takes fp16 with fp32 accumulators, not int8 with int32"),
+     "f23 takes fp16 or int8 with fp32 accumulators, not int8 with int32"),
+    (int8(32, 14, 14, 256, 256), KernelConfig(),
+     "int8 with fp32 accumulators runs only in the F(2, 3) kernel: add f23"),
+    (int8(32, 14, 14, 256, 256), KernelConfig.lane_config(16, 16, 1),
+     "int8 with fp32 accumulators runs only in the F(2, 3) kernel: add f23"),
     (fp16(32, 14, 14, 256, 256, accum="fp16"), ST3, "not fp16 with fp16 (--accum fp32)"),
     (fp16(32, 14, 14, 256, 256, m=4), ST3, "f23 computes 2 output pixels per tile (m=2), not m=4"),
     (fp16(32, 14, 14, 40, 256), ST3, "C=40 must be a multiple of 16 and K=256 of 64"),
@@ -123,7 +132,11 @@ def test_problems_name_the_fix(wl: Conv2dWorkload, cfg: KernelConfig, message: s
      "others"),
     (["--f23", "--wgmma"], "--f23 fixes the tiles"),
     (["--f23", "--arch", "sm_80"], "--f23 runs on sm_90 GPUs (H100, H200), not sm_80"),
-    (["--f23", "--accum", "fp16"], "f23 takes fp16 with fp32 accumulators"),
+    (["--f23", "--accum", "fp16"], "f23 takes fp16 or int8 with fp32 accumulators"),
+    (["--f23", "--dtype", "int8", "--accum", "fp32", "--m", "4"],
+     "int8 with fp32 accumulators runs on fp16 MMAs and takes m=2 only, not m=4"),
+    (["--dtype", "int8", "--accum", "fp32", "--m", "2"],
+     "int8 with fp32 accumulators runs only in the F(2, 3) kernel: add f23"),
     (["--f23", "--stages", "5"], "stages=5 input buffers per warpgroup"),
     (["--f23", "--shape", "1,112,112,64,64"], "the lane or sync-free kernels for images this wide"),
     (["--c-split", "2"], "--c-split is a knob of the F(2, 3) kernel: add --f23"),
@@ -216,12 +229,44 @@ def test_filled_source_and_launches() -> None:
     assert forward.grid == (144, 1, 1)
 
 
+def test_int8_fills_types_scale_and_patch() -> None:
+    # int8 x and w, float bias (integer units), an int8 y divided by y_scale, after stream-K's
+    # workspaces
+    wl = int8(3, 5, 9, 32, 128, out="int8", epilogue=("bias", "relu"))
+    kernels = f23_kernels(wl, SK3)
+    (forward,) = kernels.forward_launches
+    assert forward.args == ("x", "U", "bias", "partials", "flags", "y_scale", "y")
+    for line in ("using XT = int8_t;", "using YT = int8_t;", "using ET = float;",
+                 "constexpr bool kScaledOut = true;", "const int8_t* __restrict__ x",
+                 "const float* __restrict__ bias", "const float* __restrict__ y_scale",
+                 "int8_t* __restrict__ y", "flags,\n                    y_scale, y);"):
+        assert line in kernels.source, line
+    assert "constexpr bool kScaledOut = false;" in f23_kernels(int8(3, 5, 9, 32, 128), ST3).source
+    assert "using XT = half;" in f23_kernels(fp16(3, 5, 9, 32, 128), ST3).source
+    # the patch in bytes: 16 rows of 12 int8 pixels (16 bytes) and a 16-byte pad, where fp16's
+    # pixels take 48 and its pad 32
+    patch = 16 * (12 * 16 + 16)
+    assert ST4.f23_row_pad_bytes(wl) == 16 and ST4.f23_row_pad_bytes(fp16(3, 5, 9, 32, 128)) == 32
+    assert ST4.smem_bytes(wl) == 4 * 24576 + 2 * 4 * -(-patch // 128) * 128 + 8 * 8
+
+
+@pytest.mark.parametrize("h, compact_rows, row_pairs, pad", [
+    (14, False, False, 16), (14, True, True, 48), (28, False, True, 0), (7, False, True, 0)])
+def test_int8_row_pad_keeps_loads_within_two_wavefronts(h: int, compact_rows: bool,
+                                                        row_pairs: bool, pad: int) -> None:
+    # the pads found by counting banks (16-byte pixels: 2 wavefronts at best); padding nothing
+    # at 14² stacks 3 loads on a bank where a warp's tiles cross rows
+    cfg = ST3.with_(compact_rows=compact_rows, row_pairs=row_pairs)
+    assert cfg.f23_row_pad_bytes(int8(128, h, h, 128, 128)) == pad
+
+
 def test_space_offers_f23_only_where_it_applies() -> None:
     axes = Axes(f23=(False, True))
     for wl, stages in ((fp16(32, 14, 14, 256, 256), {3, 4}), (fp16(32, 28, 28, 128, 128), {3, 4}),
                        (fp16(32, 56, 56, 64, 64), {3}),
                        (fp16(128, 7, 7, 512, 512), {3, 4}), (fp16(1, 224, 224, 64, 64), set()),
-                       (fp16(32, 14, 14, 256, 256, accum="fp16"), set())):
+                       (fp16(32, 14, 14, 256, 256, accum="fp16"), set()),
+                       (int8(32, 14, 14, 256, 256), {3, 4})):
         space, _ = config_space(wl, H100, axes)
         assert {c.cfg.stages for c in space if c.cfg.f23} == stages
         assert all(c.wl.m == 2 for c in space if c.cfg.f23)
@@ -287,6 +332,17 @@ VARIANTS = {
     "c256_14_sk_rp_n128": (fp16(128, 14, 14, 256, 256), SK3_RP),
     "c48_h2_sk_cr_rp_odd": (fp16(33, 2, 7, 48, 128), SK3_CR_RP),
     "c48_h2_pb_rp_odd_rows": (fp16(33, 2, 7, 48, 128), PB3_RP),
+    # int8 in (x int8 in shared memory, exact in fp16): each y, the epilogue in integer units
+    # (float bias and residual), each row layout and schedule, the patch's row pads (W = 7 .. 28)
+    "int8_c256_14": (int8(2, 14, 14, 256, 256), ST3),
+    "int8_c128_28_pb_cr_rp_int8y_epilogue": (
+        int8(2, 28, 28, 128, 128, out="int8", epilogue=ALL), PB3_CR_RP),
+    "int8_c512_7_cs2_rp_fp16y_bias": (
+        int8(3, 7, 7, 512, 128, out="fp16", epilogue=("bias",)), CS2_RP),
+    "int8_c48_sk_cr_odd_int8y_epilogue": (
+        int8(48, 13, 13, 48, 256, out="int8", epilogue=ALL), SK3_CR),
+    "int8_c16_rp_one_chunk_odd_fp16y_relu": (
+        int8(3, 5, 9, 16, 128, out="fp16", epilogue=("relu",)), ST3_RP),
 }
 
 
@@ -344,4 +400,6 @@ def binaries(artifacts: dict[str, Path]) -> dict[str, Path]:
 @pytest.mark.skipif(gpu_arch() is None, reason="no NVIDIA GPU")
 @pytest.mark.parametrize("name", sorted(VARIANTS))
 def test_variant_is_correct_on_gpu(binaries: dict[str, Path], name: str) -> None:
-    assert_correct_on_gpu(binaries[name])
+    wl, _ = VARIANTS[name]
+    # int8 into an f32 y: exact operands, products and sums (tune_int8_f23/: 0 in 132 cases)
+    assert_correct_on_gpu(binaries[name], exact=wl.dtype == "int8" and wl.out == "fp32")

@@ -68,8 +68,7 @@ def test_unsupported_tile_size(m):
         ("fp32", "int32", "fp32"),
         ("fp16", "int32", "fp32, fp16"),
         ("fp16", "fp64", "fp32, fp16"),
-        ("int8", "fp32", "int32, fp16"),
-        ("int8", "int16", "int32, fp16"),
+        ("int8", "int16", "int32, fp16, fp32"),
     ],
 )
 def test_accumulator_not_available_for_dtype(dtype, accum, choices):
@@ -80,11 +79,14 @@ def test_accumulator_not_available_for_dtype(dtype, accum, choices):
     )
 
 
-def test_int8_fp16_accumulators_take_m2_only():
-    """int8 on fp16 tensor cores: F(2x2)'s V of int8 data is exact in fp16, F(4x4)'s is not."""
-    assert make(dtype="int8", accum="fp16", m=2).accum == "fp16"
-    with pytest.raises(WinoError, match="takes m=2 only, not m=4"):
-        make(dtype="int8", accum="fp16", m=4)
+@pytest.mark.parametrize("accum", ["fp16", "fp32"])
+def test_int8_on_fp16_mmas_takes_m2_only(accum):
+    """int8 on fp16 tensor cores (the lane kernel's fp16 sums, the F(2, 3) kernel's fp32 ones):
+    F(2x2)'s and F(2, 3)'s V of int8 data is exact in fp16, F(4x4)'s is not."""
+    assert make(dtype="int8", accum=accum, m=2).accum == accum
+    with pytest.raises(WinoError, match=f"int8 with {accum} accumulators runs on fp16 MMAs and "
+                                        "takes m=2 only, not m=4"):
+        make(dtype="int8", accum=accum, m=4)
 
 
 @pytest.mark.parametrize(

@@ -60,7 +60,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help="output tile size (default 4, 2 for int8 with --accum fp16; with "
                         "--tuning-log, the best logged m)")
     p.add_argument("--accum", help="BGEMM accumulator: fp32 (default) or fp16 for fp16; int32 "
-                                   "(default) or fp16 (the lane kernel, m=2) for int8")
+                                   "(default), fp16 (the lane kernel, m=2) or fp32 (the F(2, 3) "
+                                   "kernel) for int8")
     p.add_argument("--shape", default="1,224,224,64,64",
                    help="N,H,W,C,K of the NHWC 3x3 stride-1 pad-1 convolution")
     p.add_argument("--tb-m", type=int, default=16, help="Winograd tiles per thread block")
@@ -120,7 +121,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         "other on one shared input patch per chunk (tuned)")
     p.add_argument("--f23", action="store_true",
                    help="full fusion by one-dimensional Winograd F(2, 3) along w "
-                        "(templates/f23_wgmma.cu; fp16 with --accum fp32, m=2, C a multiple of "
+                        "(templates/f23_wgmma.cu; fp16 or int8 with --accum fp32, m=2, C a "
+                        "multiple of "
                         "16, K of 64, W up to 80; sm_90 GPUs, compiled for sm_90a): 3 GEMMs "
                         "per tap over shifted tile rows, wgmma with V in registers, for "
                         "C >= 128; sets the tiles, the fragment and --fusion full")

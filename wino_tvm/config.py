@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, fields
+from functools import cache
 
 from .errors import WinoError
 from .workload import OUTPUTS, Conv2dWorkload
@@ -111,6 +112,9 @@ WGMMA_ARCH = "sm_90a"
 # the fragment (the wgmma shape); tuned: the depth of each warpgroup's input ring (stages), the
 # C split (c_split), persistent blocks (persist) and their stream-K schedule (stream_k).
 F23_M = 2  # output pixels per tile, along w
+# (dtype, accumulator) pairs the kernel takes: fp16, and int8 on the fp16 MMA (V and U of int8
+# data are exact in fp16; docs/int8.md) into the same fp32 accumulators.
+F23_PRECISIONS = (("fp16", "fp32"), ("int8", "fp32"))
 F23_TILES = (128, 64, 16)
 F23_FRAGMENT = (64, 64, 16)
 F23_STAGES = (3, 4)
@@ -431,9 +435,9 @@ class KernelConfig:
         """The F(2, 3) kernel's shared memory (templates/f23_wgmma.cu's kSmemBytes, which it
         static_asserts): U's ring of F23_U_STAGES chunks (12 slices of 16 x tb_n), per warpgroup
         `stages` input patches (the padded input rows, a zero row before each image, that its
-        64 GEMM rows and the 2 filter rows below reach, each 2T + 2 pixels of 24 halves and a
-        pad that keeps the banks in step across rows: conflict-free; V itself goes from the
-        patch into wgmma's A registers), and the U ring's two mbarriers a stage."""
+        64 GEMM rows and the 2 filter rows below reach, each 2T + 2 pixels of 24 halves, or 16
+        bytes of int8, and f23_row_pad_bytes; V itself goes from the patch into wgmma's A
+        registers), and the U ring's two mbarriers a stage."""
         tiles = -(-wl.w // 2)
         pairs = F23_WARPGROUP_ROWS // 2  # with row_pairs: from a multiple of 32
         span = (2 * max((first % tiles + pairs - 1) // tiles
@@ -445,15 +449,27 @@ class KernelConfig:
             rows = span + 3
         else:
             rows = (F23_WARPGROUP_ROWS + 2 * tiles - 1) // tiles + 2
-        # the template's kRowPad: banks in step where a half-warp crosses into the next row
-        # (with row_pairs two rows)
-        row_pad = (2 * ((16 - (12 * tiles + 8) % 16) % 16) if self.row_pairs
-                   else 0 if tiles % 4 == 0 else 16)
-        patch = rows * ((2 * tiles + 2) * (self.tb_k + 8) + row_pad) * 2
+        pixel = self.tb_k if wl.dtype == "int8" else 2 * (self.tb_k + 8)
+        patch = rows * ((2 * tiles + 2) * pixel + self.f23_row_pad_bytes(wl))
         group = self.stages * shmem_aligned(patch)
         u_chunk = 12 * self.tb_k * self.tb_n * 2
         warpgroups = self.tb_m // F23_WARPGROUP_ROWS
         return F23_U_STAGES * u_chunk + warpgroups * group + 2 * F23_U_STAGES * LANE_MBARRIER_BYTES
+
+    def f23_row_pad_bytes(self, wl: Conv2dWorkload) -> int:
+        """Bytes after each row of the F(2, 3) kernel's staged patch, so that a warp's loads
+        stay on distinct banks where its tiles cross into the next row (with row_pairs, two)."""
+        tiles = -(-wl.w // 2)
+        if wl.dtype == "int8":
+            return _int8_patch_pad(wl.n, wl.h, tiles, self.compact_rows, self.row_pairs)
+        # fp16, 8-byte loads, a half-warp's 4 tiles at a time: crossing a row skips its 2 halo
+        # pixels (24 words), which lands one load on a bank another already reads (1.43x the
+        # shared load wavefronts at W = 14, 1.14x at 28); 8 more words a row keep the banks in
+        # step, and with T % 4 == 0 no half-warp crosses. With row pairs the tiles cross two
+        # rows: the pad makes that jump 24 T words mod 32, as if the row went on.
+        if self.row_pairs:
+            return 4 * ((16 - (12 * tiles + 8) % 16) % 16)
+        return 0 if tiles % 4 == 0 else 32
 
     def f23_grid(self, wl: Conv2dWorkload) -> tuple[int, int, int]:
         """The F(2, 3) kernel's grid: blocks along K (x), blocks of tb_m rows (y), the C split's
@@ -468,9 +484,9 @@ class KernelConfig:
     def _f23_problems(self, wl: Conv2dWorkload) -> list[str]:
         """Every reason the F(2, 3) kernel cannot run this workload (empty when it can)."""
         out = []
-        if (wl.dtype, wl.accum) != ("fp16", "fp32"):
-            out.append(f"f23 takes fp16 with fp32 accumulators, not {wl.dtype} with {wl.accum} "
-                       "(--accum fp32), or drop f23")
+        if (wl.dtype, wl.accum) not in F23_PRECISIONS:
+            out.append(f"f23 takes fp16 or int8 with fp32 accumulators, not {wl.dtype} with "
+                       f"{wl.accum} (--accum fp32), or drop f23")
         if wl.m != F23_M:
             out.append(f"f23 computes {F23_M} output pixels per tile (m={F23_M}), not m={wl.m}")
         if self != KernelConfig.f23_config(self.stages, self.c_split, self.persist,
@@ -715,6 +731,10 @@ class KernelConfig:
             out.append("int8 with fp16 accumulators runs only in the lane kernel: add lane "
                        "(or take accum int32 for the int8 MMA kernels)")
             return out
+        if wl.dtype == "int8" and wl.accum == "fp32":
+            out.append("int8 with fp32 accumulators runs only in the F(2, 3) kernel: add f23 "
+                       "(or take accum int32 for the int8 MMA kernels, fp16 for the lane kernel)")
+            return out
         if self.lane:
             out = self._lane_problems(wl)
             if not out and device is not None and self.smem_bytes(wl) > device.smem_per_block:
@@ -814,3 +834,43 @@ def artifact_name(wl: Conv2dWorkload, cfg: KernelConfig) -> str:
     default_out = wl.out == OUTPUTS[wl.dtype][0]
     return "-".join([wl.key, cfg.name(wl), *(["_".join(wl.epilogue)] if wl.epilogue else []),
                      *([] if default_out else [f"out_{wl.out}"])])
+
+
+# Row pads the int8 patch tries: 16-byte steps (cp.async's alignment) over one 128-byte period.
+F23_INT8_ROW_PADS = tuple(range(0, 128, 16))
+
+
+@cache
+def _int8_patch_pad(n: int, h: int, tiles: int, compact_rows: bool, row_pairs: bool) -> int:
+    """The F(2, 3) kernel's int8 row pad: the least of F23_INT8_ROW_PADS with the fewest shared
+    load wavefronts (worst, then mean) over a period of warpgroups. Each lane (g, q) loads 4 bytes
+    of pixel 2t + e; 16-byte pixels put a row's 8 tiles 8 words apart, 2 to a bank (2 wavefronts,
+    as fp16's 8-byte loads), and a row crossing may stack a third."""
+    image_rows = h if compact_rows else h + 1
+    tile_rows = n * image_rows + (n * image_rows % 2 if row_pairs else 0)
+    period = math.lcm(F23_WARPGROUP_ROWS, 2 * image_rows * tiles) // F23_WARPGROUP_ROWS
+    groups = min(period, -(-tile_rows * tiles // F23_WARPGROUP_ROWS))
+
+    def patch_row(o: int) -> int:  # the template's padded_row
+        return o // h * (h + 1) + o % h if compact_rows else o
+
+    def wavefronts(pad: int) -> tuple[int, float]:
+        row_bytes = (2 * tiles + 2) * 16 + pad
+        counts = []
+        for g0 in range(0, groups * F23_WARPGROUP_ROWS, F23_WARPGROUP_ROWS):
+            for warp in range(4):
+                for hh in range(2):
+                    words: dict[int, set[int]] = {}
+                    for g in range(8):
+                        if row_pairs:
+                            pair = g0 // 2 + 8 * warp + g
+                            o, t = 2 * (pair // tiles) + hh, pair % tiles
+                        else:
+                            o, t = divmod(g0 + 16 * warp + g + 8 * hh, tiles)
+                        for q in range(4):
+                            word = (patch_row(o) * row_bytes + 32 * t + 4 * q) // 4
+                            words.setdefault(word % 32, set()).add(word)
+                    counts.append(max(len(bank) for bank in words.values()))
+        return max(counts), sum(counts) / len(counts)
+
+    return min(F23_INT8_ROW_PADS, key=lambda pad: (*wavefronts(pad), pad))

@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from .config import F23_SK_MAX_BLOCKS, F23_SK_THREAD_FLOATS, F23_WARPGROUP_ROWS, KernelConfig
-from .harness import Kernels, Launch, Workspace, epilogue_fills, fill_template
-from .workload import Conv2dWorkload
+from .harness import Kernels, Launch, Workspace, epilogue_fills, fill_template, tensor_fills
+from .workload import OUTPUT_SCALE, Conv2dWorkload
 
 TEMPLATE_PATH = Path(__file__).resolve().parents[1] / "templates" / "f23_wgmma.cu"
 KTRANS_THREADS = 256
@@ -20,11 +20,15 @@ def f23_kernels(wl: Conv2dWorkload, cfg: KernelConfig) -> Kernels:
     """Fill the template for wl and cfg (cfg.f23; validated here)."""
     cfg.validate(wl)
     inputs, epilogue = epilogue_fills(wl)
+    tensors = tensor_fills(wl)
+    scaled = (OUTPUT_SCALE,) if tensors["SCALED_OUT"] == "true" else ()
     stream_k = ("partials", "flags") if cfg.stream_k else ()
-    params = ["const half* __restrict__ x", "const half* __restrict__ U",
-              *(f"const half* __restrict__ {name}" for name in inputs),
+    params = [f"const {tensors['X_T']}* __restrict__ x", "const half* __restrict__ U",
+              *(f"const {tensors['E_T']}* __restrict__ {name}" for name in inputs),
               *(["float* __restrict__ partials", "unsigned* __restrict__ flags"] if stream_k
-                else []), "half* __restrict__ y"]
+                else []),
+              *(f"const float* __restrict__ {name}" for name in scaled),
+              f"{tensors['Y_T']}* __restrict__ y"]
     source = fill_template(TEMPLATE_PATH.read_text(), {
         "CONFIG": cfg.name(wl),
         "N": str(wl.n), "H": str(wl.h), "W": str(wl.w), "C": str(wl.c), "K": str(wl.k),
@@ -39,14 +43,15 @@ def f23_kernels(wl: Conv2dWorkload, cfg: KernelConfig) -> Kernels:
         "PARTIALS_ARG": "partials" if stream_k else "nullptr",
         "FLAGS_ARG": "flags" if stream_k else "nullptr",
         "CLUSTER_DIMS": f"__cluster_dims__(1, 1, {cfg.c_split})" if cfg.c_split > 1 else "",
-        **epilogue,
+        "ROW_PAD_BYTES": str(cfg.f23_row_pad_bytes(wl)),
+        **epilogue, **tensors,
         "SMEM_BYTES": str(cfg.smem_bytes(wl)),
         "FORWARD_PARAMS": ", ".join(params),
     })
     ktrans = Launch("wino_f23_ktrans", (-(-wl.k * wl.c // KTRANS_THREADS), 1, 1),
                     (KTRANS_THREADS, 1, 1), 0, ("w", "U"))
     forward = Launch("wino_f23_forward", cfg.f23_grid(wl), (cfg.threads(wl), 1, 1),
-                     cfg.smem_bytes(wl), ("x", "U", *inputs, *stream_k, "y"),
+                     cfg.smem_bytes(wl), ("x", "U", *inputs, *stream_k, *scaled, "y"),
                      persistent=cfg.persist)
     workspaces = [Workspace("U", "half", U_SLICES * wl.c * wl.k)]
     weight_launches = [ktrans]

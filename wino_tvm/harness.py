@@ -225,6 +225,15 @@ def epilogue_fills(wl: Conv2dWorkload) -> tuple[tuple[str, ...], dict[str, str]]
     return inputs, values
 
 
+def tensor_fills(wl: Conv2dWorkload) -> dict[str, str]:
+    """What a template kernel needs of wl's tensor types: X_T, Y_T, E_T (the C types of x and w,
+    of y, of bias and residual), SCALED_OUT (C++ bool: y divided by y_scale) and Y_SCALE_ARG
+    (the parameter, or nullptr)."""
+    scaled = OUTPUT_SCALE in wl.forward_inputs
+    return {"X_T": C_TYPES[wl.dtype], "Y_T": C_TYPES[wl.out], "E_T": C_TYPES[wl.epilogue_dtype],
+            "SCALED_OUT": str(scaled).lower(), "Y_SCALE_ARG": OUTPUT_SCALE if scaled else "nullptr"}
+
+
 def fill_template(template: str, values: Mapping[str, str]) -> str:
     """Replace every {{NAME}}; raise if one is left unfilled or a value names no placeholder."""
     found = set(_PLACEHOLDER.findall(template))

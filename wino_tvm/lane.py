@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .config import WGMMA_ARCH, KernelConfig
-from .harness import C_TYPES, Kernels, Launch, Workspace, epilogue_fills, fill_template
+from .harness import Kernels, Launch, Workspace, epilogue_fills, fill_template, tensor_fills
 from .workload import OUTPUT_SCALE, Conv2dWorkload
 
 TEMPLATE_PATH = Path(__file__).resolve().parents[1] / "templates" / "lane_layout.cu"
@@ -17,21 +17,19 @@ def lane_kernels(wl: Conv2dWorkload, cfg: KernelConfig) -> Kernels:
     """Fill the template for wl and cfg (cfg.lane; cfg.validate(wl) first)."""
     cfg.validate(wl)
     inputs, epilogue = epilogue_fills(wl)
-    scaled = OUTPUT_SCALE in wl.forward_inputs
-    x_type, y_type = C_TYPES[wl.dtype], C_TYPES[wl.out]
-    epilogue_type = C_TYPES[wl.epilogue_dtype]
+    tensors = tensor_fills(wl)
+    scaled = tensors["SCALED_OUT"] == "true"
     params = [*(["const __grid_constant__ CUtensorMap x_map"] if cfg.tma else []),
-              f"const {x_type}* __restrict__ x", "const half* __restrict__ U",
-              *(f"const {epilogue_type}* __restrict__ {name}" for name in inputs),
+              f"const {tensors['X_T']}* __restrict__ x", "const half* __restrict__ U",
+              *(f"const {tensors['E_T']}* __restrict__ {name}" for name in inputs),
               *([f"const float* __restrict__ {OUTPUT_SCALE}"] if scaled else []),
-              f"{y_type}* __restrict__ y"]
+              f"{tensors['Y_T']}* __restrict__ y"]
     source = fill_template(TEMPLATE_PATH.read_text(), {
         "CONFIG": cfg.name(wl),
         # wino_tvm.runner compiles a program with this line for the arch-specific target.
         "NEEDS_ARCH": f"// wino-tvm: needs {WGMMA_ARCH}" if cfg.needs_sm90a else "",
         "TMA": str(int(cfg.tma)),
-        "X_T": x_type, "Y_T": y_type, "E_T": epilogue_type,
-        "SCALED_OUT": str(scaled).lower(), "PIXEL_PAD": str(cfg.lane_pixel_pad(wl)),
+        **tensors, "PIXEL_PAD": str(cfg.lane_pixel_pad(wl)),
         "N": str(wl.n), "H": str(wl.h), "W": str(wl.w), "C": str(wl.c), "K": str(wl.k),
         "WARP_K": str(cfg.tb_n), "K_SLICES": str(cfg.k_split), "GROUPS": str(cfg.groups),
         "TAP_SPLIT": str(cfg.tap_split), "EXCHANGE_OWN": str(cfg.exchange_own).lower(),
@@ -42,7 +40,6 @@ def lane_kernels(wl: Conv2dWorkload, cfg: KernelConfig) -> Kernels:
         "SMEM_BYTES": str(cfg.smem_bytes(wl)),
         "FORWARD_PARAMS": ", ".join(params),
         "X_MAP_ARG": "&x_map" if cfg.tma else "nullptr",
-        "Y_SCALE_ARG": OUTPUT_SCALE if scaled else "nullptr",
     })
     u_count = wl.alpha * wl.alpha * wl.k * wl.c
     ktrans = Launch("wino_lane_ktrans", (-(-wl.k * wl.c // KTRANS_THREADS), 1, 1),

@@ -94,13 +94,13 @@ def bench_full() -> Iterator[tuple[Conv2dWorkload, KernelConfig]]:
     H100 log and 32/32/32 tiles at m = 2 and 4; for fp16 also the tuned best with fp16
     accumulators, and for both accumulators the best with the whole epilogue (tuned with it
     where the log has records of it, else the plain best); for int8 the tuned bests with int32
-    accumulators and with fp16 ones (the lane kernel), each also with an int8 output (as
-    cuDNN's int8 implicit GEMM writes)."""
+    accumulators, with fp16 ones (the lane kernel) and with fp32 ones (the F(2, 3) kernel),
+    each also with an int8 output (as cuDNN's int8 implicit GEMM writes)."""
     from .tune.best import best_config
 
     for shape in BENCH_WORKLOADS:
         seen = set()
-        for dtype, accums in (("fp16", ("fp32", "fp16")), ("int8", ("int32", "fp16"))):
+        for dtype, accums in (("fp16", ("fp32", "fp16")), ("int8", ("int32", "fp16", "fp32"))):
             cases = [(Conv2dWorkload(*shape, dtype=dtype, m=m), FULL_TILES) for m in (2, 4)]
             for accum in accums:
                 probe = Conv2dWorkload(*shape, dtype=dtype, accum=accum, m=2)  # m: the record's

@@ -28,11 +28,19 @@ REL_L2 = {
     # The lane kernel's int8: V and U exact in fp16, so only the fp16 accumulation rounds, as
     # for fp16 inputs with fp16 accumulators.
     ("int8", "fp16", 2): 6.5e-3,
+    # The F(2, 3) kernel's int8: the same exact operands into fp32 accumulators, whose sums of
+    # integers and halves are exact below 2^23 (they may reach 1.5e5 C): exact on the harness's
+    # data (bench/results/h100/tune_int8_f23/: 0 in 132 cases), rounding of fp32's order beyond.
+    ("int8", "fp32", 2): 1e-6,
 }
 
 
-OUTPUT_ROUNDING_REL_L2 = {"int8": 2.5e-2}
+# An output's own rounding, by (input dtype, output dtype) where the entries above do not hold it
+# (fp16 inputs' tolerances were measured with their fp16 y): int8 as above; fp16 y of int8
+# inputs, rounded to 11 bits (rms of the relative error under 2^-11 / sqrt(12), 1.4e-4), 3x.
+OUTPUT_ROUNDING_REL_L2 = {("int8", "int8"): 2.5e-2, ("int8", "fp16"): 5e-4}
 
 
 def rel_l2_tolerance(wl: Conv2dWorkload) -> float:
-    return REL_L2[(wl.dtype, wl.accum, wl.m)] + OUTPUT_ROUNDING_REL_L2.get(wl.out, 0.0)
+    rounding = OUTPUT_ROUNDING_REL_L2.get((wl.dtype, wl.out), 0.0)
+    return REL_L2[(wl.dtype, wl.accum, wl.m)] + rounding

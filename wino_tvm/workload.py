@@ -10,8 +10,9 @@ from .errors import WinoError
 DTYPES = ("fp32", "fp16", "int8")
 # Accumulator precision of the BGEMM per input dtype; the first is the default. int8 with fp16
 # accumulators is the lane kernel's: F(2x2)'s V and U of int8 data are exact in fp16, so it runs
-# on fp16 tensor cores (templates/lane_layout.cu, docs/int8.md), m=2 only.
-ACCUMULATORS = {"fp32": ("fp32",), "fp16": ("fp32", "fp16"), "int8": ("int32", "fp16")}
+# on fp16 tensor cores (templates/lane_layout.cu, docs/int8.md), m=2 only. int8 with fp32 ones is
+# the F(2, 3) kernel's (templates/f23_wgmma.cu): the same exact fp16 operands, m=2.
+ACCUMULATORS = {"fp32": ("fp32",), "fp16": ("fp32", "fp16"), "int8": ("int32", "fp16", "fp32")}
 # Output precision per input dtype; the first is the default. int8 dequantises in the output
 # transform to integer units (sums of int8 products: 10^5-10^7, beyond fp16's range), so its fp16
 # and int8 outputs are divided by a per-tensor scale given at run time, OUTPUT_SCALE: fp16 y =
@@ -20,7 +21,8 @@ OUTPUTS = {"fp32": ("fp32",), "fp16": ("fp16",), "int8": ("fp32", "fp16", "int8"
 OUTPUT_SCALE = "y_scale"
 TILE_SIZES = (2, 4, 6)
 INT8_TILE_SIZES = (2, 4)  # B must be integer for the exact int32 input transform
-INT8_FP16_TILE_SIZES = (2,)  # F(2x2)'s V of int8 data is exact in fp16, F(4x4)'s is not
+# int8 on fp16 MMAs: F(2x2)'s (and F(2, 3)'s) V of int8 data is exact in fp16, F(4x4)'s is not
+INT8_FP16_TILE_SIZES = (2,)
 KERNEL_SIZE = 3
 # Fused output epilogue, applied in this order: y = relu(conv + bias[k] + residual[n, h, w, k]).
 EPILOGUE_OPS = ("bias", "residual", "relu")
@@ -76,8 +78,9 @@ class Conv2dWorkload:
             )
         if self.m not in supported_tile_sizes(self.dtype, self.accum):
             raise WinoError(
-                f"int8 with fp16 accumulators takes m=2 only, not m={self.m}: F(4x4)'s input "
-                "transform of int8 data (up to 12800) is not exact in fp16; use m=2 or accum int32"
+                f"int8 with {self.accum} accumulators runs on fp16 MMAs and takes m=2 only, not "
+                f"m={self.m}: F(4x4)'s input transform of int8 data (up to 12800) is not exact "
+                "in fp16; use m=2 or accum int32"
             )
 
         object.__setattr__(self, "epilogue", canonical_epilogue(self.epilogue))
@@ -161,11 +164,11 @@ class Conv2dWorkload:
 
 
 def supported_tile_sizes(dtype: str, accum: str) -> tuple[int, ...]:
-    """The m values a dtype and accumulator take: int8 those with an integer B, and with fp16
-    accumulators those whose V of int8 data is exact in fp16."""
+    """The m values a dtype and accumulator take: int8 those with an integer B, and on fp16 MMAs
+    (fp16 or fp32 accumulators) those whose V of int8 data is exact in fp16."""
     if dtype != "int8":
         return TILE_SIZES
-    return INT8_FP16_TILE_SIZES if accum == "fp16" else INT8_TILE_SIZES
+    return INT8_TILE_SIZES if accum == "int32" else INT8_FP16_TILE_SIZES
 
 
 def default_tile_size(dtype: str, accum: str) -> int:

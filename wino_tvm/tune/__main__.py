@@ -102,8 +102,8 @@ def _add_space_args(p: argparse.ArgumentParser) -> None:
                       help="0,1: also the TMA lane kernels of 4 tile groups stacked on one "
                            "patch (--lane --stack)")
     axes.add_argument("--f23", type=_bools, default=Axes.f23,
-                      help="0,1: also the F(2, 3) kernel (--f23; fp16 with fp32 accumulators, "
-                           "sm_90 GPUs)")
+                      help="0,1: also the F(2, 3) kernel (--f23; fp16 or int8 with fp32 "
+                           "accumulators, sm_90 GPUs)")
     axes.add_argument("--f23-stages", type=_ints, default=Axes.f23_stages,
                       help="input buffers per F(2, 3) warpgroup (--f23 --stages)")
     axes.add_argument("--f23-c-split", type=_ints, default=Axes.f23_c_split,

@@ -112,7 +112,7 @@ class Axes:
     lane_tap_split: tuple[int, ...] = (1, 2)
     lane_exchange_own: tuple[bool, ...] = (False,)
     lane_stack: tuple[bool, ...] = (False,)
-    # The F(2, 3) kernel (KernelConfig.f23; fp16 with fp32 accumulators, m=2, sm_90 GPUs, so
+    # The F(2, 3) kernel (KernelConfig.f23; fp16 or int8 with fp32 accumulators, m=2, sm_90 GPUs, so
     # opt-in) with each of f23_stages input buffers per warpgroup, each of f23_c_split blocks
     # per cluster sharing the C loop, persistent blocks or not (f23_persist; the problems
     # refuse both at once), their stream-K schedule or not (f23_stream_k, persistent only),
