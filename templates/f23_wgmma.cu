@@ -112,6 +112,9 @@ constexpr int kPieceShift = kPixelPieces / 2;                  // log2 of it (1 
 // tiles cross into the next row (wino_tvm.config.f23_row_pad_bytes, which says how).
 constexpr int kRowPadBytes = {{ROW_PAD_BYTES}};
 constexpr int kRowBytes = kPatchCols * kPixBytes + kRowPadBytes;
+// The same in elements of x, as the copies and loads count them.
+constexpr int kPix = kPixBytes / (int)sizeof(XT), kRowPad = kRowPadBytes / (int)sizeof(XT);
+constexpr int kRowElems = kRowBytes / (int)sizeof(XT);
 constexpr int kUStages = 4, kUAhead = 2;    // U's ring: 2 chunks in flight, 2 being read
 constexpr int kXAhead = kXStages - 1;       // all input stages but the one being read in flight
 constexpr int kXBytes = (kPatchRows * kRowBytes + 127) / 128 * 128;
@@ -224,7 +227,7 @@ struct CopyPlan {
   int src[kXSteps];  // element offset of the piece in x at chunk 0; -1: zero (outside)
 };
 struct TransformPlan {
-  int src[2];  // patch offset (bytes) of A row g + 8 hh's first pixel and channels (filter row 0)
+  int src[2];  // patch offset (elements) of A row g + 8 hh's first pixel and channels (filter row 0)
 };
 
 // Padded row of row of tiles o: the padded row of its filter row 0's input row, h - 1.
@@ -271,7 +274,7 @@ __device__ __forceinline__ TransformPlan plan_transform(int tid, int g0) {
   for (int hh = 0; hh < 2; ++hh) {
     const TileAt at = tile_at(g0, warp, g, hh);
     const int pr = padded_row(at.o) - padded_row(first_row(g0));
-    plan.src[hh] = pr * kRowBytes + 2 * at.t * kPixBytes + q * 4 * (int)sizeof(XT);
+    plan.src[hh] = pr * kRowElems + 2 * at.t * kPix + 4 * q;
   }
   return plan;
 }
@@ -285,8 +288,8 @@ __device__ __forceinline__ void stage_x(uint32_t stage, const XT* __restrict__ x
     if (kXPieces % kGroupThreads != 0 && s == kXSteps - 1 && i >= kXPieces) break;
     const bool inside = plan.src[s] >= 0;
     const int pixel = i >> kPieceShift, piece = i & (kPixelPieces - 1);
-    const int dst = pixel * kPixBytes + pixel / kPatchCols * kRowPadBytes + piece * 16;
-    cp_async_16(stage + (uint32_t)dst,
+    const int dst = pixel * kPix + pixel / kPatchCols * kRowPad + piece * (16 / (int)sizeof(XT));
+    cp_async_16(stage + (uint32_t)sizeof(XT) * (uint32_t)dst,
                 inside ? x + plan.src[s] + chunk * kChunkC : x, inside ? 16 : 0);
   }
   asm volatile("cp.async.commit_group;" ::: "memory");
@@ -306,7 +309,7 @@ __host__ __device__ constexpr int first_use(int v) {
 // int8 one 4-byte load, exact but biased: byte b ^ 0x80 (b + 128) under 1024's exponent byte
 // (0x64) is the half kInputBias + b (the transform's differences cancel the bias).
 constexpr float kInputBias = kInt8In ? 1152.f : 0.f;
-__device__ __forceinline__ uint2 load_channels(const unsigned char* at) {
+__device__ __forceinline__ uint2 load_channels(const XT* at) {
   if constexpr (kInt8In) {
     const uint32_t biased = *reinterpret_cast<const uint32_t*>(at) ^ 0x80808080u;
     return make_uint2(__byte_perm(biased, 0x64646464u, 0x5140),
@@ -318,16 +321,16 @@ __device__ __forceinline__ uint2 load_channels(const unsigned char* at) {
 
 // V row v's patch values: 4 pixels of 4 channels each.
 using Pixels = uint2[4];
-__device__ __forceinline__ void load_v_row(const unsigned char* xs, const TransformPlan& plan,
+__device__ __forceinline__ void load_v_row(const XT* xs, const TransformPlan& plan,
                                            int v, Pixels& d) {
   const int hh = kRowPairs ? 0 : v / 3, r = kRowPairs ? v : v % 3;
 #pragma unroll
   for (int e = 0; e < 4; ++e)
-    d[e] = load_channels(xs + plan.src[hh] + r * kRowBytes + e * kPixBytes);
+    d[e] = load_channels(xs + plan.src[hh] + r * kRowElems + e * kPix);
 }
 
 // The V rows filter row r first takes.
-__device__ __forceinline__ void load_v_rows(const unsigned char* xs, const TransformPlan& plan,
+__device__ __forceinline__ void load_v_rows(const XT* xs, const TransformPlan& plan,
                                             int r,                                            Pixels (&d)[kVRows]) {
 #pragma unroll
   for (int v = 0; v < kVRows; ++v)
@@ -710,7 +713,7 @@ __device__ __forceinline__ void forward(const XT* __restrict__ x, const half* __
       }
       if (it + kXAhead < iterations) copy_x(it + kXAhead);
       else asm volatile("cp.async.commit_group;" ::: "memory");
-      const unsigned char* xs = smem + (x_base - base) + x_stage * kXBytes;
+      const XT* xs = reinterpret_cast<const XT*>(smem + (x_base - base) + x_stage * kXBytes);
       const uint64_t b_desc = b_desc0 + (uint64_t)(u_stage * kUBytes >> 4);
       // One commit group per filter row r: its transform overlaps the MMAs of the two before.
       // a[.][r]'s registers belong to the last chunk's group r until it is done (wait 2). With
