@@ -429,6 +429,38 @@ def test_records_with_an_epilogue_are_their_own_workload(tmp_path: Path) -> None
     assert tuned("relu") == KernelConfig(tb_m=32)
 
 
+def test_records_of_an_int8_y_are_their_own_case(tmp_path: Path, capsys) -> None:
+    # int8 inputs write an f32 y by default; an int8 y is another kernel (and much less DRAM)
+    plain = Conv2dWorkload(32, 14, 14, 256, 256, "int8", 2, accum="fp32")
+    int8_y = dataclasses.replace(plain, out="int8")
+    persistent, split = KernelConfig.f23_config(3, persist=True), KernelConfig.f23_config(3, 2)
+    cand = Candidate(int8_y, persistent)
+    assert cand.key[3] == "int8" and Candidate(plain, persistent).key[3] == "fp32"
+    assert Candidate.from_config_name(int8_y.shape_dict(), cand.cfg.name(int8_y), "",
+                                      "int8") == cand
+    assert Entry.of(cand, None).candidate() == cand
+    plain_fast = _record(plain, persistent, 10.0)
+    records = [plain_fast, _record(int8_y, persistent, 9.0), _record(int8_y, split, 8.0)]
+    assert records[1].out == "int8" and records[1].key != plain_fast.key
+    # Records from before the field load as the dtype's default y's.
+    old = json.loads(plain_fast.to_json())
+    del old["out"]
+    assert Record.from_json(json.dumps(old)).key == plain_fast.key
+    log = tmp_path / "h100.jsonl"
+    log.write_text(json.dumps(old) + "\n" + "".join(r.to_json() + "\n" for r in records[1:]))
+    assert best_config(log, plain, "h100")[1]["median_us"] == 10.0
+    assert best_config(log, int8_y, "h100")[0] == split
+    assert best_config(log, dataclasses.replace(plain, out="fp16"), "h100") is None
+    # The build takes the y's own best, else the default y's with a note, keeping its own y.
+    def tuned(out: str) -> tuple[Conv2dWorkload, KernelConfig]:
+        args = build_args(["--dtype", "int8", "--accum", "fp32", "--f23", "--shape",
+                           "32,14,14,256,256", "--tuning-log", str(log), "--out-dtype", out])
+        return build_config(args)
+    assert tuned("int8") == (int8_y, split)
+    assert tuned("fp16") == (dataclasses.replace(plain, out="fp16"), persistent)
+    assert "using its best config with an fp32 y" in capsys.readouterr().out
+
+
 # ---- measure: outcomes, resume, failures, GPUs ----------------------------------------------
 
 

@@ -29,8 +29,8 @@ from .workload import (
     TILE_SIZES,
     Conv2dWorkload,
     default_tile_size,
-    epilogue_text,
     parse_epilogue,
+    resolve_output,
 )
 
 ARCH_DEVICE = {"sm_80": "a100", "sm_90": "h100"}
@@ -169,18 +169,26 @@ def _tuned(args: argparse.Namespace,
     from .tune.best import best_config
 
     device = _device_name(args.arch)
-    found = best_config(args.tuning_log, probe, device, m=args.m)
-    if found is None and probe.epilogue:
-        # Tuned without this epilogue: the plain convolution's best is the next best guess.
-        found = best_config(args.tuning_log, dataclasses.replace(probe, epilogue=()), device,
-                            m=args.m)
+    # The next best guesses where the log has no record of this case: the best with the dtype's
+    # default y, then without the epilogue.
+    default_y = resolve_output(probe.dtype, "")
+    lookups = [probe] + ([dataclasses.replace(probe, out=default_y)]
+                         if probe.out != default_y else [])
+    if probe.epilogue:
+        lookups += [dataclasses.replace(lookup, epilogue=()) for lookup in lookups]
+    for lookup in lookups:
+        found = best_config(args.tuning_log, lookup, device, m=args.m)
         if found is not None:
-            print(f"note: {args.tuning_log} has no record with epilogue "
-                  f"{epilogue_text(probe.epilogue)}; using the best config without it")
+            break
     if found is None:
         print(f"note: {args.tuning_log} has no correct record for {probe.key} {args.dtype} on "
               f"{device}; using the default config")
         return None
+    if lookup != probe:
+        instead = ([f"an {lookup.out} y"] if lookup.out != probe.out else []) + (
+            ["no epilogue"] if lookup.epilogue != probe.epilogue else [])
+        print(f"note: {args.tuning_log} has no record of this case; using its best config with "
+              f"{' and '.join(instead)}")
     cfg, record = found
     print(f"tuning log: {record['config']} at {record['median_us']:.1f} us on {record['device']}")
     return dataclasses.replace(probe, m=record["m"]), cfg

@@ -95,7 +95,8 @@ def bench_full() -> Iterator[tuple[Conv2dWorkload, KernelConfig]]:
     accumulators, and for both accumulators the best with the whole epilogue (tuned with it
     where the log has records of it, else the plain best); for int8 the tuned bests with int32
     accumulators, with fp16 ones (the lane kernel) and with fp32 ones (the F(2, 3) kernel),
-    each also with an int8 output (as cuDNN's int8 implicit GEMM writes)."""
+    each also with an int8 output (as cuDNN's int8 implicit GEMM writes; tuned with it where
+    the log has records of it)."""
     from .tune.best import best_config
 
     for shape in BENCH_WORKLOADS:
@@ -110,13 +111,13 @@ def bench_full() -> Iterator[tuple[Conv2dWorkload, KernelConfig]]:
                 cfg, record = found
                 best = dataclasses.replace(probe, m=record["m"])
                 cases.insert(0, (best, cfg))
-                if dtype == "fp16":
-                    fused = dataclasses.replace(probe, epilogue=FULL_EPILOGUES[1])
-                    found = best_config(TUNING_LOG, fused, "h100", fusion="full")
-                    cfg, record = found if found is not None else (cfg, record)
-                    cases.append((dataclasses.replace(fused, m=record["m"]), cfg))
-                else:
-                    cases.append((dataclasses.replace(best, out="int8"), cfg))
+                # fp16 with the epilogue, int8 with an int8 y: tuned so where the log has records
+                # of it, else the plain best
+                other = (dataclasses.replace(probe, epilogue=FULL_EPILOGUES[1]) if dtype == "fp16"
+                         else dataclasses.replace(probe, out="int8"))
+                found = best_config(TUNING_LOG, other, "h100", fusion="full")
+                cfg, record = found if found is not None else (cfg, record)
+                cases.append((dataclasses.replace(other, m=record["m"]), cfg))
             for wl, cfg in cases:
                 name = artifact_name(wl, cfg)
                 if name not in seen:

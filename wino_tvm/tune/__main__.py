@@ -19,7 +19,13 @@ from pathlib import Path
 from ..config import FUSIONS, KNOWN_DEVICES, DeviceLimits
 from ..errors import WinoError
 from ..runner import detect_arch
-from ..workload import ACCUMULATORS, Conv2dWorkload, epilogue_text, parse_epilogue
+from ..workload import (
+    ACCUMULATORS,
+    Conv2dWorkload,
+    epilogue_text,
+    parse_epilogue,
+    resolve_output,
+)
 from .best import best_config, matching
 from .device import device_matches, nvcc_version, resolve_limits, visible_gpus
 from .manifest import MANIFEST_FILE, Manifest
@@ -51,6 +57,9 @@ def _words(text: str) -> tuple[str, ...]:
     return tuple(text.split(","))
 
 
+OUT_DTYPE_HELP = "y's type for int8 inputs: fp32 (default), fp16 or int8 (times 1 / y_scale)"
+
+
 def _add_space_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--workload", action="append", required=True, metavar="N,H,W,C,K",
                    help="a conv shape (repeat the flag for several)")
@@ -58,6 +67,7 @@ def _add_space_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--accum", help="BGEMM accumulator (default: fp32 for fp16, int32 for int8)")
     p.add_argument("--epilogue", default="",
                    help="tune the kernels with this fused epilogue, e.g. bias,residual,relu")
+    p.add_argument("--out-dtype", default="", help=OUT_DTYPE_HELP)
     axes = p.add_argument_group("space axes (comma lists; defaults: tuning_logs/README.md)")
     axes.add_argument("--m", type=_ints, default=Axes.m, help="Winograd tile sizes")
     axes.add_argument("--tb-m", type=_ints, default=Axes.tb_m)
@@ -178,6 +188,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     best.add_argument("--dtype", default="fp16", choices=("fp16", "int8"))
     best.add_argument("--accum")
     best.add_argument("--epilogue", default="", help="the fused epilogue, e.g. bias,relu")
+    best.add_argument("--out-dtype", default="", help=OUT_DTYPE_HELP)
     best.add_argument("--m", type=int, help="only this tile size (default: any)")
     best.add_argument("--fusion", choices=FUSIONS, help="only this fusion (default: any)")
     best.add_argument("--device-name", help="GPU name or part of it (default: the GPU here)")
@@ -197,16 +208,18 @@ def _axes(args: argparse.Namespace) -> Axes:
 def _workloads(args: argparse.Namespace) -> list[Conv2dWorkload]:
     return [
         Conv2dWorkload.parse_shape(shape, dtype=dtype, accum=args.accum or ACCUMULATORS[dtype][0],
-                                   epilogue=parse_epilogue(args.epilogue))
+                                   epilogue=parse_epilogue(args.epilogue), out=args.out_dtype)
         for shape in args.workload
         for dtype in args.dtype
     ]
 
 
 def _label(wl: Conv2dWorkload) -> str:
-    """'N1_H224_W224_C64_K64 fp16/fp32' (+ ' +bias,relu' with an epilogue) for progress lines."""
+    """'N1_H224_W224_C64_K64 fp16/fp32' (+ ' +bias,relu' with an epilogue, ' y int8' with a y
+    other than the dtype's default) for progress lines."""
     tag = epilogue_text(wl.epilogue)
-    return f"{wl.key} {wl.dtype}/{wl.accum}" + (f" +{tag}" if tag else "")
+    y = f" y {wl.out}" if wl.out != resolve_output(wl.dtype, "") else ""
+    return f"{wl.key} {wl.dtype}/{wl.accum}" + (f" +{tag}" if tag else "") + y
 
 
 def _limits(args: argparse.Namespace) -> DeviceLimits:
@@ -232,7 +245,7 @@ def _plan(args: argparse.Namespace, limits: DeviceLimits) -> tuple[list[Candidat
               f"(refused: {dict(refused)}); {strategy}: {len(picked)}")
         chosen += picked
         searches.append({"workload": wl.shape_dict(), "dtype": wl.dtype, "accum": wl.accum,
-                         "epilogue": epilogue_text(wl.epilogue),
+                         "epilogue": epilogue_text(wl.epilogue), "out": wl.out,
                          "space": len(space), "refused": dict(refused), "strategy": strategy,
                          "trials": args.trials, "seed": args.seed, "selected": len(picked)})
     return list(dict.fromkeys(chosen)), searches  # a --workload given twice is built once
@@ -289,9 +302,10 @@ def _measure(args: argparse.Namespace, batch: Path, arch: str) -> int:
 
 def _summary(log: list[Record], new: list[Record], device: str) -> None:
     """Per workload of this session: the best logged config and its gain over the baseline."""
-    groups = {(r.workload_key, r.dtype, r.accum, r.epilogue): r for r in new}
+    groups = {(r.workload_key, r.dtype, r.accum, r.epilogue, r.output): r for r in new}
     for _, sample in sorted(groups.items()):
-        wl = Candidate.from_config_name(sample.workload, sample.config, sample.epilogue).wl
+        wl = Candidate.from_config_name(sample.workload, sample.config, sample.epilogue,
+                                        sample.out).wl
         ok = [r for r in matching(log, wl, device) if r.device == device]
         if not ok:
             print(f"{_label(wl)}: no correct config")
@@ -319,7 +333,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_best(args: argparse.Namespace) -> int:
     accum = args.accum or ACCUMULATORS[args.dtype][0]
     wl = Conv2dWorkload.parse_shape(args.workload, dtype=args.dtype, accum=accum,
-                                    epilogue=parse_epilogue(args.epilogue))
+                                    epilogue=parse_epilogue(args.epilogue), out=args.out_dtype)
     gpus = visible_gpus()
     device = args.device_name or (gpus[0].name if gpus else None)
     if device is None:

@@ -19,7 +19,7 @@ def matching(
     m: int | None = None,
     fusion: str | None = None,
 ) -> list[Record]:
-    """Correct, timed records of wl's shape, dtype, accumulator and epilogue on device_name whose
+    """Correct, timed records of wl's shape, dtype, accumulator, epilogue and y on device_name whose
     config the code still takes for wl (a rule added after a record was logged drops it); m and
     fusion restrict them when given (wl.m is not used: m=None searches every tile size)."""
     return [
@@ -27,7 +27,8 @@ def matching(
         for r in records
         if r.is_best_candidate
         and r.workload == wl.shape_dict()
-        and (r.dtype, r.accum, r.epilogue) == (wl.dtype, wl.accum, epilogue_text(wl.epilogue))
+        and (r.dtype, r.accum, r.epilogue, r.output)
+        == (wl.dtype, wl.accum, epilogue_text(wl.epilogue), wl.out)
         and device_matches(device_name, r.device)
         and m in (None, r.m)
         and fusion in (None, r.fusion)
@@ -36,10 +37,10 @@ def matching(
 
 
 def latest(records: list[Record]) -> list[Record]:
-    """The last record of each (workload, config, epilogue, device), in log order: a
+    """The last record of each (workload, config, epilogue, y, device), in log order: a
     re-measurement (of newer code, in a later session) supersedes the earlier one, whatever
     either found."""
-    last: dict[tuple[str, str, str, str], Record] = {}
+    last: dict[tuple[str, str, str, str, str], Record] = {}
     for r in records:
         last[(*r.key, r.device)] = r
     return list(last.values())

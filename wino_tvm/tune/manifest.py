@@ -25,14 +25,15 @@ class Entry:
     reason: str = ""
     commit: str = ""  # of the checkout that generated it (an earlier session's, if reused)
     epilogue: str = ""  # fused epilogue ops, 'bias,residual,relu' (workload.epilogue_text)
+    out: str = ""  # y's type ('' in older manifests: the dtype's default)
 
     @classmethod
     def of(cls, cand: Candidate, reason: str | None, commit: str = "") -> Entry:
         return cls(cand.name, cand.wl.shape_dict(), cand.cfg.name(cand.wl), reason is None,
-                   reason or "", commit, epilogue_text(cand.wl.epilogue))
+                   reason or "", commit, epilogue_text(cand.wl.epilogue), cand.wl.out)
 
     def candidate(self) -> Candidate:
-        return Candidate.from_config_name(self.workload, self.config, self.epilogue)
+        return Candidate.from_config_name(self.workload, self.config, self.epilogue, self.out)
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..config import KernelConfig
 from ..errors import WinoError
-from ..workload import epilogue_text
+from ..workload import epilogue_text, resolve_output
 from .space import Candidate
 
 # build_error: TVM or the reconstructor failed on the builder (seen by measure in the manifest).
@@ -44,6 +44,7 @@ class Record:
     timestamp: str = ""
     commit: str = "unknown"
     epilogue: str = ""  # fused epilogue ops of the measured kernel ('' none; older records)
+    out: str = ""  # y's type ('' in older records: the dtype's default, fp16 or f32)
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
@@ -52,10 +53,15 @@ class Record:
             object.__setattr__(self, "timestamp", now())
 
     @property
-    def key(self) -> tuple[str, str, str]:
+    def output(self) -> str:
+        """y's type, the dtype's default where the record does not say."""
+        return resolve_output(self.dtype, self.out)
+
+    @property
+    def key(self) -> tuple[str, str, str, str]:
         """What resume compares (Candidate.key): workload key, config name (it encodes dtype,
-        accum, m) and epilogue."""
-        return self.workload_key, self.config, self.epilogue
+        accum, m), epilogue and y's type."""
+        return self.workload_key, self.config, self.epilogue, self.output
 
     @property
     def is_best_candidate(self) -> bool:
@@ -89,7 +95,7 @@ def candidate_record(cand: Candidate, **values) -> Record:
     return Record(
         workload_key=wl.key, workload=wl.shape_dict(), dtype=wl.dtype, accum=wl.accum,
         m=wl.m, fusion=cfg.fusion, config=cfg.name(wl), epilogue=epilogue_text(wl.epilogue),
-        **values,
+        out=wl.out, **values,
     )
 
 

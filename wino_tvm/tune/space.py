@@ -43,19 +43,19 @@ class Candidate:
         return artifact_name(self.wl, self.cfg)
 
     @property
-    def key(self) -> tuple[str, str, str]:
+    def key(self) -> tuple[str, str, str, str]:
         """What a record of it is found by (Record.key)."""
-        return self.wl.key, self.cfg.name(self.wl), epilogue_text(self.wl.epilogue)
+        return self.wl.key, self.cfg.name(self.wl), epilogue_text(self.wl.epilogue), self.wl.out
 
     @classmethod
-    def from_config_name(cls, shape: dict[str, int], config: str,
-                         epilogue: str = "") -> Candidate:
-        """Inverse of (wl.shape_dict(), cfg.name(wl), epilogue_text(wl.epilogue)): the config name
-        carries dtype, accum, m."""
+    def from_config_name(cls, shape: dict[str, int], config: str, epilogue: str = "",
+                         out: str = "") -> Candidate:
+        """Inverse of (wl.shape_dict(), cfg.name(wl), epilogue_text(wl.epilogue), wl.out): the
+        config name carries dtype, accum, m; out "" is the dtype's default y."""
         meta, cfg = KernelConfig.parse(config)
         dims = {k.lower(): v for k, v in shape.items()}
         wl = Conv2dWorkload(**dims, dtype=meta["dtype"], m=meta["m"], accum=meta["accum"],
-                            epilogue=parse_epilogue(epilogue))
+                            epilogue=parse_epilogue(epilogue), out=out)
         return cls(wl, cfg)
 
 
