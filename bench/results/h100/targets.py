@@ -119,7 +119,7 @@ for s in shapes:
 for out, ratios in int8_ratios.items():
     print(f"  every workload, {out} y: {min(ratios):.2f}x .. {max(ratios):.2f}x")
 print("\nint8 accuracy (rel L2, m=2, f32 y):")
-for acc in ("int32", "fp16"):
+for acc in ("int32", "fp16", "fp32"):
     errs = [r["rel_l2_err"] for r in ours if r["dtype"] == "int8" and accum(r) == acc
             and r["config"].split("-")[2] == "m2" and r.get("out") == "fp32"]
     if errs:
