@@ -38,7 +38,7 @@
 //   the 173 KB a chunk moved through it, f23_rs/).
 // fp32 accumulators: 4 x 32 registers (M_0..M_3 of 2 rows x 16 channels per lane), then OTrans,
 // the epilogue relu(conv + bias + residual) in fp32 and 16-byte stores (KTrans permutes k so
-// that a lane's 16 channels are adjacent).
+// that a lane's channels come in runs of 16 bytes of y, 4 lanes' runs adjacent).
 // wino-tvm: needs sm_90a
 #include <cuda_fp16.h>
 
@@ -209,11 +209,29 @@ __device__ __forceinline__ void wgmma_wait() {
 // 2q + 9, which are then the chunk's channels 4q .. 4q + 3 (one 8-byte load a pixel).
 __host__ __device__ constexpr int k_slot(int c) { return 8 * (c % 4 / 2) + 2 * (c / 4) + c % 2; }
 
+// A lane's 16 output channels, as y is stored: kRuns runs of 16 bytes, kRun channels each; run r
+// of lane q is channels run_channel(r, q) .. + kRun - 1 of its block, so that one store of a
+// run by a warp writes 4 lanes' 64 contiguous bytes per pixel, whole 32-byte sectors
+// (f23_sectors/: a lane's 16 adjacent channels took an fp16 or f32 y's sectors in halves).
+constexpr int kRun = 16 / (int)sizeof(YT), kRuns = 16 / kRun;
+__host__ __device__ constexpr int run_channel(int r, int q) { return 4 * kRun * r + kRun * q; }
+
 // Row of U (within its 64-channel block) that holds output channel kk: accumulator column
-// 8 nb + 2 q + e of lane q is output channel 16 q + 2 nb + e.
+// 8 nb + 2 q + e of lane q is its value i = 2 nb + e, channel i % kRun of its run i / kRun.
 __host__ __device__ constexpr int u_row(int kk) {
-  return 8 * ((kk % 16) / 2) + 2 * (kk / 16) + kk % 2;
+  const int q = kk % (4 * kRun) / kRun, i = kk / (4 * kRun) * kRun + kk % kRun;
+  return 8 * (i / 2) + 2 * q + i % 2;
 }
+constexpr bool u_rows_are_a_permutation() {
+  bool seen[kBlockK] = {};
+  for (int kk = 0; kk < kBlockK; ++kk) {
+    const int row = u_row(kk);
+    if (row < 0 || row >= kBlockK || seen[row]) return false;
+    seen[row] = true;
+  }
+  return true;
+}
+static_assert(u_rows_are_a_permutation(), "f23: KTrans's rows of U must be a permutation");
 
 // A thread's copies and transform tasks are the same in every chunk but for the channel offset,
 // so their addresses are computed once (recomputed per chunk they cost ~300 instructions a warp
@@ -497,37 +515,36 @@ __device__ __forceinline__ void gather_partials(float (&acc)[4][32], int tile_en
   }
 }
 
-// 16 channels of the epilogue's bias (through the read-only path) or residual at `at`, as they
-// lie in memory (fp16: 8 words, kept packed until used; float with int8 in: 16), in 16-byte
-// loads; value(words, i) is channel i's as a float.
-constexpr int kEpilogueLoads = (int)sizeof(ET) * 16 / 16;
+// A run of the epilogue's bias (through the read-only path) or residual at `at`, as it lies in
+// memory (fp16: kept packed until used; float with int8 in), in 16-byte loads; value(words, j)
+// is its channel j as a float.
+constexpr int kRunLoads = kRun * (int)sizeof(ET) / 16;
 template <bool kReadOnly>
-__device__ __forceinline__ void load_16(const ET* at, uint4 (&words)[kEpilogueLoads]) {
+__device__ __forceinline__ void load_run(const ET* at, uint4 (&words)[kRunLoads]) {
   const uint4* src = reinterpret_cast<const uint4*>(at);
 #pragma unroll
-  for (int i = 0; i < kEpilogueLoads; ++i) words[i] = kReadOnly ? __ldg(src + i) : src[i];
+  for (int i = 0; i < kRunLoads; ++i) words[i] = kReadOnly ? __ldg(src + i) : src[i];
 }
-__device__ __forceinline__ float value(const uint4 (&words)[kEpilogueLoads], int i) {
-  constexpr int kPerLoad = 16 / kEpilogueLoads;  // channels per 16-byte load
-  const uint4& v = words[i / kPerLoad];
-  const int e = i % kPerLoad * 4 / kPerLoad;     // its word
+__device__ __forceinline__ float value(const uint4 (&words)[kRunLoads], int j) {
+  constexpr int kPerLoad = kRun / kRunLoads;  // channels per 16-byte load
+  const uint4& v = words[j / kPerLoad];
+  const int e = j % kPerLoad * 4 / kPerLoad;  // its word
   const uint32_t word = e == 0 ? v.x : e == 1 ? v.y : e == 2 ? v.z : v.w;
   if constexpr (std::is_same_v<ET, half>) {
     const float2 pair = __half22float2(*reinterpret_cast<const half2*>(&word));
-    return i % 2 ? pair.y : pair.x;
+    return j % 2 ? pair.y : pair.x;
   } else {
     return __uint_as_float(word);
   }
 }
 
-// 16 channels of y at `at` from floats, in 16-byte stores: fp16 rounded to nearest, float as
-// is, int8 saturated to [-127, 127] and rounded to nearest even by the float32 magic number
-// 1.5 * 2^23 (its sum's low byte is then rint(v)), as the int8 IMMA kernels write.
-__device__ __forceinline__ void store_16(YT* at, const float (&v)[16]) {
-  constexpr int kWords = 16 * (int)sizeof(YT) / 4;
-  uint32_t out[kWords];
+// A run of y at `at` from floats, one 16-byte store: fp16 rounded to nearest, float as is, int8
+// saturated to [-127, 127] and rounded to nearest even by the float32 magic number 1.5 * 2^23
+// (its sum's low byte is then rint(v)), as the int8 IMMA kernels write.
+__device__ __forceinline__ void store_run(YT* at, const float (&v)[kRun]) {
+  uint32_t out[4];
 #pragma unroll
-  for (int i = 0; i < 16; i += 2) {
+  for (int i = 0; i < kRun; i += 2) {
     if constexpr (std::is_same_v<YT, half>) {
       const half2 pair = __floats2half2_rn(v[i], v[i + 1]);
       out[i / 2] = *reinterpret_cast<const uint32_t*>(&pair);
@@ -541,10 +558,7 @@ __device__ __forceinline__ void store_16(YT* at, const float (&v)[16]) {
       out[i / 4] = i % 4 ? __byte_perm(out[i / 4], pair, 0x5410) : pair;
     }
   }
-  uint4* dst = reinterpret_cast<uint4*>(at);
-#pragma unroll
-  for (int i = 0; i < kWords / 4; ++i)
-    dst[i] = make_uint4(out[4 * i], out[4 * i + 1], out[4 * i + 2], out[4 * i + 3]);
+  *reinterpret_cast<uint4*>(at) = make_uint4(out[0], out[1], out[2], out[3]);
 }
 
 // A tile's outputs after its chunks: OTrans, the C split's or stream-K's reduction, the
@@ -557,9 +571,9 @@ __device__ __forceinline__ void finish(const float (&acc)[4][32], int g0, int k_
                                        const ET* __restrict__ residual, float y_multiplier,
                                        YT* __restrict__ y) {
   // OTrans y = A^T M (A^T = [[1, 1, 1, 0], [0, 1, -1, -1]]) in fp32. Lane (g, q) of warp w
-  // holds rows 16 (w % 4) + g + 8 hh of its warpgroup, and channels k_block + 16 q .. + 15 of
-  // them (KTrans's permutation): part[2 hh + px][2 nb + e] is output pixel 2 t + px of row
-  // hh's tile, channel 16 q + 2 nb + e.
+  // holds rows 16 (w % 4) + g + 8 hh of its warpgroup, and 16 channels of them (KTrans's
+  // permutation): part[2 hh + px][i] is output pixel 2 t + px of row hh's tile, channel
+  // k_block + run_channel(i / kRun, q) + i % kRun.
   float part[kSlots][16];
 #pragma unroll
   for (int hh = 0; hh < 2; ++hh)
@@ -578,9 +592,11 @@ __device__ __forceinline__ void finish(const float (&acc)[4][32], int g0, int k_
   // The epilogue relu(conv + bias + residual) in fp32 of the slots this block owns; a scaled y
   // times y_multiplier last.
   const int warp = (threadIdx.x >> 5) & 3, lane = threadIdx.x & 31, g = lane >> 2, q = lane & 3;
-  const int channel = k_block + 16 * q;
-  uint4 bias_words[kEpilogueLoads];
-  if constexpr (kBias) load_16<true>(bias + channel, bias_words);
+  uint4 bias_words[kRuns][kRunLoads];
+  if constexpr (kBias)
+#pragma unroll
+    for (int r = 0; r < kRuns; ++r)
+      load_run<true>(bias + k_block + run_channel(r, q), bias_words[r]);
 #pragma unroll
   for (int hh = 0; hh < 2; ++hh) {
     const TileAt tile = tile_at(g0, warp, g, hh);
@@ -591,19 +607,23 @@ __device__ __forceinline__ void finish(const float (&acc)[4][32], int g0, int k_
     for (int px = 0; px < 2; ++px) {
       const int slot = 2 * hh + px, w = 2 * t + px;
       if (slot % kSplits != rank || w >= kW) continue;
-      const long long at = ((long long)(n * kH + h) * kW + w) * kK + channel;
-      uint4 res_words[kEpilogueLoads];
-      if constexpr (kResidual) load_16<false>(residual + at, res_words);
-      float v[16];
+      const long long pixel = ((long long)(n * kH + h) * kW + w) * kK + k_block;
 #pragma unroll
-      for (int i = 0; i < 16; ++i) {
-        v[i] = part[slot][i];
-        if constexpr (kBias) v[i] += value(bias_words, i);
-        if constexpr (kResidual) v[i] += value(res_words, i);
-        if constexpr (kRelu) v[i] = fmaxf(v[i], 0.f);
-        if constexpr (kScaledOut) v[i] *= y_multiplier;
+      for (int r = 0; r < kRuns; ++r) {
+        const long long at = pixel + run_channel(r, q);
+        uint4 res_words[kRunLoads];
+        if constexpr (kResidual) load_run<false>(residual + at, res_words);
+        float v[kRun];
+#pragma unroll
+        for (int j = 0; j < kRun; ++j) {
+          v[j] = part[slot][r * kRun + j];
+          if constexpr (kBias) v[j] += value(bias_words[r], j);
+          if constexpr (kResidual) v[j] += value(res_words, j);
+          if constexpr (kRelu) v[j] = fmaxf(v[j], 0.f);
+          if constexpr (kScaledOut) v[j] *= y_multiplier;
+        }
+        store_run(y + at, v);
       }
-      store_16(y + at, v);
     }
   }
 }
