@@ -7,7 +7,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from .config import F23_SK_MAX_BLOCKS, F23_SK_THREAD_FLOATS, F23_WARPGROUP_ROWS, KernelConfig
-from .harness import Kernels, Launch, Workspace, epilogue_fills, fill_template, tensor_fills
+from .harness import (
+    Kernels,
+    Launch,
+    Workspace,
+    epilogue_fills,
+    fill_template,
+    load_channels_fill,
+    tensor_fills,
+)
 from .workload import OUTPUT_SCALE, Conv2dWorkload
 
 TEMPLATE_PATH = Path(__file__).resolve().parents[1] / "templates" / "f23_wgmma.cu"
@@ -44,7 +52,7 @@ def f23_kernels(wl: Conv2dWorkload, cfg: KernelConfig) -> Kernels:
         "FLAGS_ARG": "flags" if stream_k else "nullptr",
         "CLUSTER_DIMS": f"__cluster_dims__(1, 1, {cfg.c_split})" if cfg.c_split > 1 else "",
         "ROW_PAD_BYTES": str(cfg.f23_row_pad_bytes(wl)),
-        **epilogue, **tensors,
+        **epilogue, **tensors, **load_channels_fill(),
         "SMEM_BYTES": str(cfg.smem_bytes(wl)),
         "FORWARD_PARAMS": ", ".join(params),
     })

@@ -24,7 +24,8 @@ from wino_tvm.workload import (
     resolve_output,
 )
 
-TEMPLATE_PATH = Path(__file__).resolve().parents[1] / "templates" / "harness.cu.tpl"
+TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
+TEMPLATE_PATH = TEMPLATES / "harness.cu.tpl"
 PROGRAM_FILE = "program.cu"
 SPEC_FILE = "harness_spec.json"
 
@@ -223,6 +224,12 @@ def epilogue_fills(wl: Conv2dWorkload) -> tuple[tuple[str, ...], dict[str, str]]
     values |= {f"{name.upper()}_ARG": name if name in inputs else "nullptr"
                for name in EPILOGUE_INPUTS}
     return inputs, values
+
+
+def load_channels_fill() -> dict[str, str]:
+    """LOAD_CHANNELS: templates/load_channels.cuh, a staged pixel's 4 channels as halves (int8
+    converted exactly), which the lane and F(2, 3) templates share."""
+    return {"LOAD_CHANNELS": (TEMPLATES / "load_channels.cuh").read_text().rstrip("\n")}
 
 
 def tensor_fills(wl: Conv2dWorkload) -> dict[str, str]:

@@ -6,7 +6,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from .config import WGMMA_ARCH, KernelConfig
-from .harness import Kernels, Launch, Workspace, epilogue_fills, fill_template, tensor_fills
+from .harness import (
+    Kernels,
+    Launch,
+    Workspace,
+    epilogue_fills,
+    fill_template,
+    load_channels_fill,
+    tensor_fills,
+)
 from .workload import OUTPUT_SCALE, Conv2dWorkload
 
 TEMPLATE_PATH = Path(__file__).resolve().parents[1] / "templates" / "lane_layout.cu"
@@ -29,7 +37,7 @@ def lane_kernels(wl: Conv2dWorkload, cfg: KernelConfig) -> Kernels:
         # wino_tvm.runner compiles a program with this line for the arch-specific target.
         "NEEDS_ARCH": f"// wino-tvm: needs {WGMMA_ARCH}" if cfg.needs_sm90a else "",
         "TMA": str(int(cfg.tma)),
-        **tensors, "PIXEL_PAD": str(cfg.lane_pixel_pad(wl)),
+        **tensors, **load_channels_fill(), "PIXEL_PAD": str(cfg.lane_pixel_pad(wl)),
         "N": str(wl.n), "H": str(wl.h), "W": str(wl.w), "C": str(wl.c), "K": str(wl.k),
         "WARP_K": str(cfg.tb_n), "K_SLICES": str(cfg.k_split), "GROUPS": str(cfg.groups),
         "TAP_SPLIT": str(cfg.tap_split), "EXCHANGE_OWN": str(cfg.exchange_own).lower(),
