@@ -7,15 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .config import F23_SK_MAX_BLOCKS, F23_SK_THREAD_FLOATS, F23_WARPGROUP_ROWS, KernelConfig
-from .harness import (
-    Kernels,
-    Launch,
-    Workspace,
-    epilogue_fills,
-    fill_template,
-    load_channels_fill,
-    tensor_fills,
-)
+from .harness import Kernels, Launch, Workspace, fill_template, template_fills
 from .workload import OUTPUT_SCALE, Conv2dWorkload
 
 TEMPLATE_PATH = Path(__file__).resolve().parents[1] / "templates" / "f23_wgmma.cu"
@@ -27,16 +19,15 @@ U_SLICES = 12
 def f23_kernels(wl: Conv2dWorkload, cfg: KernelConfig) -> Kernels:
     """Fill the template for wl and cfg (cfg.f23; validated here)."""
     cfg.validate(wl)
-    inputs, epilogue = epilogue_fills(wl)
-    tensors = tensor_fills(wl)
-    scaled = (OUTPUT_SCALE,) if tensors["SCALED_OUT"] == "true" else ()
+    inputs, fills = template_fills(wl)
+    scaled = (OUTPUT_SCALE,) if fills["SCALED_OUT"] == "true" else ()
     stream_k = ("partials", "flags") if cfg.stream_k else ()
-    params = [f"const {tensors['X_T']}* __restrict__ x", "const half* __restrict__ U",
-              *(f"const {tensors['E_T']}* __restrict__ {name}" for name in inputs),
+    params = [f"const {fills['X_T']}* __restrict__ x", "const half* __restrict__ U",
+              *(f"const {fills['E_T']}* __restrict__ {name}" for name in inputs),
               *(["float* __restrict__ partials", "unsigned* __restrict__ flags"] if stream_k
                 else []),
               *(f"const float* __restrict__ {name}" for name in scaled),
-              f"{tensors['Y_T']}* __restrict__ y"]
+              f"{fills['Y_T']}* __restrict__ y"]
     source = fill_template(TEMPLATE_PATH.read_text(), {
         "CONFIG": cfg.name(wl),
         "N": str(wl.n), "H": str(wl.h), "W": str(wl.w), "C": str(wl.c), "K": str(wl.k),
@@ -52,7 +43,7 @@ def f23_kernels(wl: Conv2dWorkload, cfg: KernelConfig) -> Kernels:
         "FLAGS_ARG": "flags" if stream_k else "nullptr",
         "CLUSTER_DIMS": f"__cluster_dims__(1, 1, {cfg.c_split})" if cfg.c_split > 1 else "",
         "ROW_PAD_BYTES": str(cfg.f23_row_pad_bytes(wl)),
-        **epilogue, **tensors, **load_channels_fill(),
+        **fills,
         "SMEM_BYTES": str(cfg.smem_bytes(wl)),
         "FORWARD_PARAMS": ", ".join(params),
     })

@@ -226,19 +226,19 @@ def epilogue_fills(wl: Conv2dWorkload) -> tuple[tuple[str, ...], dict[str, str]]
     return inputs, values
 
 
-def load_channels_fill() -> dict[str, str]:
-    """LOAD_CHANNELS: templates/load_channels.cuh, a staged pixel's 4 channels as halves (int8
-    converted exactly), which the lane and F(2, 3) templates share."""
-    return {"LOAD_CHANNELS": (TEMPLATES / "load_channels.cuh").read_text().rstrip("\n")}
-
-
-def tensor_fills(wl: Conv2dWorkload) -> dict[str, str]:
-    """What a template kernel needs of wl's tensor types: X_T, Y_T, E_T (the C types of x and w,
-    of y, of bias and residual), SCALED_OUT (C++ bool: y divided by y_scale) and Y_SCALE_ARG
-    (the parameter, or nullptr)."""
+def template_fills(wl: Conv2dWorkload) -> tuple[tuple[str, ...], dict[str, str]]:
+    """What the template kernels (lane, F(2, 3)) need of wl: the epilogue's inputs and
+    placeholders (epilogue_fills); X_T, Y_T, E_T (the C types of x and w, of y, of bias and
+    residual), SCALED_OUT (C++ bool: y divided by y_scale) and Y_SCALE_ARG (the parameter, or
+    nullptr); and LOAD_CHANNELS, templates/load_channels.cuh (a staged pixel's 4 channels as
+    halves, int8 converted exactly), which both share."""
+    inputs, fills = epilogue_fills(wl)
     scaled = OUTPUT_SCALE in wl.forward_inputs
-    return {"X_T": C_TYPES[wl.dtype], "Y_T": C_TYPES[wl.out], "E_T": C_TYPES[wl.epilogue_dtype],
-            "SCALED_OUT": str(scaled).lower(), "Y_SCALE_ARG": OUTPUT_SCALE if scaled else "nullptr"}
+    return inputs, {
+        **fills, "X_T": C_TYPES[wl.dtype], "Y_T": C_TYPES[wl.out],
+        "E_T": C_TYPES[wl.epilogue_dtype], "SCALED_OUT": str(scaled).lower(),
+        "Y_SCALE_ARG": OUTPUT_SCALE if scaled else "nullptr",
+        "LOAD_CHANNELS": (TEMPLATES / "load_channels.cuh").read_text().rstrip("\n")}
 
 
 def fill_template(template: str, values: Mapping[str, str]) -> str:

@@ -6,15 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .config import WGMMA_ARCH, KernelConfig
-from .harness import (
-    Kernels,
-    Launch,
-    Workspace,
-    epilogue_fills,
-    fill_template,
-    load_channels_fill,
-    tensor_fills,
-)
+from .harness import Kernels, Launch, Workspace, fill_template, template_fills
 from .workload import OUTPUT_SCALE, Conv2dWorkload
 
 TEMPLATE_PATH = Path(__file__).resolve().parents[1] / "templates" / "lane_layout.cu"
@@ -24,27 +16,25 @@ KTRANS_THREADS = 256
 def lane_kernels(wl: Conv2dWorkload, cfg: KernelConfig) -> Kernels:
     """Fill the template for wl and cfg (cfg.lane; cfg.validate(wl) first)."""
     cfg.validate(wl)
-    inputs, epilogue = epilogue_fills(wl)
-    tensors = tensor_fills(wl)
-    scaled = tensors["SCALED_OUT"] == "true"
+    inputs, fills = template_fills(wl)
+    scaled = fills["SCALED_OUT"] == "true"
     params = [*(["const __grid_constant__ CUtensorMap x_map"] if cfg.tma else []),
-              f"const {tensors['X_T']}* __restrict__ x", "const half* __restrict__ U",
-              *(f"const {tensors['E_T']}* __restrict__ {name}" for name in inputs),
+              f"const {fills['X_T']}* __restrict__ x", "const half* __restrict__ U",
+              *(f"const {fills['E_T']}* __restrict__ {name}" for name in inputs),
               *([f"const float* __restrict__ {OUTPUT_SCALE}"] if scaled else []),
-              f"{tensors['Y_T']}* __restrict__ y"]
+              f"{fills['Y_T']}* __restrict__ y"]
     source = fill_template(TEMPLATE_PATH.read_text(), {
         "CONFIG": cfg.name(wl),
         # wino_tvm.runner compiles a program with this line for the arch-specific target.
         "NEEDS_ARCH": f"// wino-tvm: needs {WGMMA_ARCH}" if cfg.needs_sm90a else "",
         "TMA": str(int(cfg.tma)),
-        **tensors, **load_channels_fill(), "PIXEL_PAD": str(cfg.lane_pixel_pad(wl)),
+        **fills, "PIXEL_PAD": str(cfg.lane_pixel_pad(wl)),
         "N": str(wl.n), "H": str(wl.h), "W": str(wl.w), "C": str(wl.c), "K": str(wl.k),
         "WARP_K": str(cfg.tb_n), "K_SLICES": str(cfg.k_split), "GROUPS": str(cfg.groups),
         "TAP_SPLIT": str(cfg.tap_split), "EXCHANGE_OWN": str(cfg.exchange_own).lower(),
         "STACK": str(cfg.stack).lower(),
         "CHUNK_C": str(cfg.tb_k), "STAGES": str(cfg.stages),
         "F32_ACC": str(wl.accum == "fp32").lower(), "WGMMA": str(cfg.wgmma).lower(),
-        **epilogue,
         "SMEM_BYTES": str(cfg.smem_bytes(wl)),
         "FORWARD_PARAMS": ", ".join(params),
         "X_MAP_ARG": "&x_map" if cfg.tma else "nullptr",
