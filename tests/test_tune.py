@@ -608,6 +608,13 @@ def test_cli_space_and_best(tmp_path: Path) -> None:
     assert best.returncode == 0 and KernelConfig(tb_m=32).name(PAPER) in best.stdout
     none = cli("best", "--log", str(log), "--workload", "1,56,56,64,64", "--device-name", "h100")
     assert none.returncode == 1 and "no record for this workload and device" in none.stdout
+    # int8 on fp16 MMAs takes m=2 only: the space (and build) start from a workload it takes;
+    # an int8 y is its own case, labelled so
+    int8 = cli("space", "--workload", "32,14,14,256,256", "--dtype", "int8", "--accum", "fp32",
+               "--out-dtype", "int8", "--m", "2", "--fusion", "full", "--f23", "0,1",
+               "--device", "h100")
+    assert int8.returncode == 0, int8.stderr
+    assert "N32_H14_W14_C256_K256 int8/fp32 y int8:" in int8.stdout
 
 
 # ---- builder: real TVM + reconstructor, compiled by nvcc ------------------------------------

@@ -22,6 +22,7 @@ from ..runner import detect_arch
 from ..workload import (
     ACCUMULATORS,
     Conv2dWorkload,
+    default_tile_size,
     epilogue_text,
     parse_epilogue,
     resolve_output,
@@ -206,12 +207,15 @@ def _axes(args: argparse.Namespace) -> Axes:
 
 
 def _workloads(args: argparse.Namespace) -> list[Conv2dWorkload]:
-    return [
-        Conv2dWorkload.parse_shape(shape, dtype=dtype, accum=args.accum or ACCUMULATORS[dtype][0],
-                                   epilogue=parse_epilogue(args.epilogue), out=args.out_dtype)
-        for shape in args.workload
-        for dtype in args.dtype
-    ]
+    out = []
+    for shape in args.workload:
+        for dtype in args.dtype:
+            accum = args.accum or ACCUMULATORS[dtype][0]
+            # m: any the dtype and accumulator take; the space's axis sets each candidate's
+            out.append(Conv2dWorkload.parse_shape(
+                shape, dtype=dtype, accum=accum, m=default_tile_size(dtype, accum),
+                epilogue=parse_epilogue(args.epilogue), out=args.out_dtype))
+    return out
 
 
 def _label(wl: Conv2dWorkload) -> str:
