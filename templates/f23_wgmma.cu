@@ -107,7 +107,7 @@ constexpr int kPatchCols = 2 * kT + 2;
 // fall in distinct banks; int8 16 bytes (2 wavefronts a warp's 4-byte loads, as fp16's 8-byte).
 constexpr int kPixBytes = kInt8In ? kChunkC : 2 * (kChunkC + 8);
 constexpr int kPixelPieces = kChunkC * (int)sizeof(XT) / 16;  // 16-byte copies per pixel
-constexpr int kPieceShift = kPixelPieces / 2;                  // log2 of it (1 or 2)
+constexpr int kPieceShift = kPixelPieces / 2;                  // its log2 (it is 1 or 2)
 // Bytes per patch row: the pixels, then a pad that keeps the loads' banks in step where a warp's
 // tiles cross into the next row (wino_tvm.config.f23_row_pad_bytes, which says how).
 constexpr int kRowPadBytes = {{ROW_PAD_BYTES}};
@@ -245,7 +245,7 @@ struct CopyPlan {
   int src[kXSteps];  // element offset of the piece in x at chunk 0; -1: zero (outside)
 };
 struct TransformPlan {
-  int src[2];  // patch offset (elements) of A row g + 8 hh's first pixel and channels (filter row 0)
+  int src[2];  // patch offset (elements) of A row g + 8 hh's first pixel and channels, filter row 0
 };
 
 // Padded row of row of tiles o: the padded row of its filter row 0's input row, h - 1.
@@ -329,8 +329,8 @@ constexpr float kInputBias = kInt8In ? 1152.f : 0.f;
 
 // V row v's patch values: 4 pixels of 4 channels each.
 using Pixels = uint2[4];
-__device__ __forceinline__ void load_v_row(const XT* xs, const TransformPlan& plan,
-                                           int v, Pixels& d) {
+__device__ __forceinline__ void load_v_row(const XT* xs, const TransformPlan& plan, int v,
+                                           Pixels& d) {
   const int hh = kRowPairs ? 0 : v / 3, r = kRowPairs ? v : v % 3;
 #pragma unroll
   for (int e = 0; e < 4; ++e)
@@ -338,8 +338,8 @@ __device__ __forceinline__ void load_v_row(const XT* xs, const TransformPlan& pl
 }
 
 // The V rows filter row r first takes.
-__device__ __forceinline__ void load_v_rows(const XT* xs, const TransformPlan& plan,
-                                            int r,                                            Pixels (&d)[kVRows]) {
+__device__ __forceinline__ void load_v_rows(const XT* xs, const TransformPlan& plan, int r,
+                                            Pixels (&d)[kVRows]) {
 #pragma unroll
   for (int v = 0; v < kVRows; ++v)
     if (first_use(v) == r) load_v_row(xs, plan, v, d[v]);
