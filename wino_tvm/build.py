@@ -122,8 +122,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--f23", action="store_true",
                    help="full fusion by one-dimensional Winograd F(2, 3) along w "
                         "(templates/f23_wgmma.cu; fp16 or int8 with --accum fp32, m=2, C a "
-                        "multiple of "
-                        "16, K of 64, W up to 80; sm_90 GPUs, compiled for sm_90a): 3 GEMMs "
+                        "multiple of 16, K of 64, W up to 80; sm_90 GPUs, compiled for sm_90a): "
+                        "3 GEMMs "
                         "per tap over shifted tile rows, wgmma with V in registers, for "
                         "C >= 128; sets the tiles, the fragment and --fusion full")
     p.add_argument("--c-split", type=int, default=1,

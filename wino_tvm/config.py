@@ -461,7 +461,8 @@ class KernelConfig:
         stay on distinct banks where its tiles cross into the next row (with row_pairs, two)."""
         tiles = -(-wl.w // 2)
         if wl.dtype == "int8":
-            return _int8_patch_pad(wl.n, wl.h, tiles, self.compact_rows, self.row_pairs)
+            return _int8_patch_pad(self.f23_rows(wl), wl.h, tiles, self.compact_rows,
+                                   self.row_pairs)
         # fp16, 8-byte loads, a half-warp's 4 tiles at a time: crossing a row skips its 2 halo
         # pixels (24 words), which lands one load on a bank another already reads (1.43x the
         # shared load wavefronts at W = 14, 1.14x at 28); 8 more words a row keep the banks in
@@ -841,15 +842,15 @@ F23_INT8_ROW_PADS = tuple(range(0, 128, 16))
 
 
 @cache
-def _int8_patch_pad(n: int, h: int, tiles: int, compact_rows: bool, row_pairs: bool) -> int:
-    """The F(2, 3) kernel's int8 row pad: the least of F23_INT8_ROW_PADS with the fewest shared
-    load wavefronts (worst, then mean) over a period of warpgroups. Each lane (g, q) loads 4 bytes
-    of pixel 2t + e; 16-byte pixels put a row's 8 tiles 8 words apart, 2 to a bank (2 wavefronts,
-    as fp16's 8-byte loads), and a row crossing may stack a third."""
+def _int8_patch_pad(rows: int, h: int, tiles: int, compact_rows: bool, row_pairs: bool) -> int:
+    """The F(2, 3) kernel's int8 row pad for its `rows` GEMM rows (KernelConfig.f23_rows): the
+    least of F23_INT8_ROW_PADS with the fewest shared load wavefronts (worst, then mean) over a
+    period of warpgroups. Each lane (g, q) loads 4 bytes of pixel 2t + e; 16-byte pixels put a
+    row's 8 tiles 8 words apart, 2 to a bank (2 wavefronts, as fp16's 8-byte loads), and a row
+    crossing may stack a third."""
     image_rows = h if compact_rows else h + 1
-    tile_rows = n * image_rows + (n * image_rows % 2 if row_pairs else 0)
     period = math.lcm(F23_WARPGROUP_ROWS, 2 * image_rows * tiles) // F23_WARPGROUP_ROWS
-    groups = min(period, -(-tile_rows * tiles // F23_WARPGROUP_ROWS))
+    groups = min(period, -(-rows // F23_WARPGROUP_ROWS))
 
     def patch_row(o: int) -> int:  # the template's padded_row
         return o // h * (h + 1) + o % h if compact_rows else o

@@ -4,13 +4,11 @@ forward). TVM-free."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from .config import F23_SK_MAX_BLOCKS, F23_SK_THREAD_FLOATS, F23_WARPGROUP_ROWS, KernelConfig
-from .harness import Kernels, Launch, Workspace, fill_template, template_fills
+from .harness import TEMPLATES, Kernels, Launch, Workspace, fill_template, template_fills
 from .workload import OUTPUT_SCALE, Conv2dWorkload
 
-TEMPLATE_PATH = Path(__file__).resolve().parents[1] / "templates" / "f23_wgmma.cu"
+TEMPLATE_PATH = TEMPLATES / "f23_wgmma.cu"
 KTRANS_THREADS = 256
 # U_jr: 4 taps x 3 filter rows per (c, k).
 U_SLICES = 12
@@ -20,7 +18,7 @@ def f23_kernels(wl: Conv2dWorkload, cfg: KernelConfig) -> Kernels:
     """Fill the template for wl and cfg (cfg.f23; validated here)."""
     cfg.validate(wl)
     inputs, fills = template_fills(wl)
-    scaled = (OUTPUT_SCALE,) if fills["SCALED_OUT"] == "true" else ()
+    scaled = (OUTPUT_SCALE,) if OUTPUT_SCALE in wl.forward_inputs else ()
     stream_k = ("partials", "flags") if cfg.stream_k else ()
     params = [f"const {fills['X_T']}* __restrict__ x", "const half* __restrict__ U",
               *(f"const {fills['E_T']}* __restrict__ {name}" for name in inputs),

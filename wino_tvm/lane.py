@@ -3,13 +3,11 @@ its U workspace and its two launches (KTrans, forward). TVM-free."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from .config import WGMMA_ARCH, KernelConfig
-from .harness import Kernels, Launch, Workspace, fill_template, template_fills
+from .harness import TEMPLATES, Kernels, Launch, Workspace, fill_template, template_fills
 from .workload import OUTPUT_SCALE, Conv2dWorkload
 
-TEMPLATE_PATH = Path(__file__).resolve().parents[1] / "templates" / "lane_layout.cu"
+TEMPLATE_PATH = TEMPLATES / "lane_layout.cu"
 KTRANS_THREADS = 256
 
 
@@ -17,7 +15,7 @@ def lane_kernels(wl: Conv2dWorkload, cfg: KernelConfig) -> Kernels:
     """Fill the template for wl and cfg (cfg.lane; cfg.validate(wl) first)."""
     cfg.validate(wl)
     inputs, fills = template_fills(wl)
-    scaled = fills["SCALED_OUT"] == "true"
+    scaled = OUTPUT_SCALE in wl.forward_inputs
     params = [*(["const __grid_constant__ CUtensorMap x_map"] if cfg.tma else []),
               f"const {fills['X_T']}* __restrict__ x", "const half* __restrict__ U",
               *(f"const {fills['E_T']}* __restrict__ {name}" for name in inputs),
