@@ -339,6 +339,11 @@ VARIANTS = {
         lane_cfg(32, 2, 4, 64, 2, True, 1, tma=True, stack=True)),
     "int8_w64_tap_split_wgmma_tma_int8_out": (int8(1, 30, 34, 64, 64, out="int8"),
                                               lane_cfg(64, 1, 4, 32, 2, True, 2, tma=True)),
+    # the int8-y picks' shape at 448²-960²: the tap split stacked, all 64 channels one chunk
+    # (whose int8 patch fits where fp16's does not), on an image that ends inside a stack
+    "int8_w64_tap_split_whole_chunk_wgmma_tma_stack_ragged_int8_out": (
+        int8(3, 22, 40, 64, 64, out="int8"),
+        lane_cfg(64, 1, 4, 64, 2, True, 2, tma=True, stack=True)),
     "int8_w32_epilogue_ragged_fp32_out": (int8(3, 7, 9, 64, 64, out="fp32", epilogue=ALL),
                                           lane_cfg(32, 1, 8)),
     "int8_w16_c256_wgmma_tma_rolled_fp16_out": (int8(2, 10, 12, 256, 32, out="fp16",
@@ -357,6 +362,7 @@ def test_tap_split_variants_cover_both_exchanges() -> None:
     stacked = tiles.pop("fp16_w64_tap_split_wgmma_tma_stack_epilogue_ragged")
     wl, cfg = VARIANTS["fp16_w64_tap_split_wgmma_tma_stack_epilogue_ragged"]
     assert stacked == 2 and cfg.with_(stack=False).lane_exchange_tiles(wl) == 1
+    assert tiles.pop("int8_w64_tap_split_whole_chunk_wgmma_tma_stack_ragged_int8_out") == 2
     assert set(tiles.values()) == {1}
 
 

@@ -615,6 +615,10 @@ def test_cli_space_and_best(tmp_path: Path) -> None:
                "--device", "h100")
     assert int8.returncode == 0, int8.stderr
     assert "N32_H14_W14_C256_K256 int8/fp32 y int8:" in int8.stdout
+    # and so does best, without --m
+    lane = cli("best", "--log", str(log), "--workload", "1,224,224,64,64", "--dtype", "int8",
+               "--accum", "fp16", "--out-dtype", "int8", "--device-name", "h100")
+    assert lane.returncode == 1 and "int8/fp16 y int8" in lane.stdout, lane.stderr
 
 
 # ---- builder: real TVM + reconstructor, compiled by nvcc ------------------------------------

@@ -336,7 +336,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_best(args: argparse.Namespace) -> int:
     accum = args.accum or ACCUMULATORS[args.dtype][0]
-    wl = Conv2dWorkload.parse_shape(args.workload, dtype=args.dtype, accum=accum,
+    # m: a tile size the dtype and accumulator take; best_config searches every m unless --m
+    m = args.m or default_tile_size(args.dtype, accum)
+    wl = Conv2dWorkload.parse_shape(args.workload, dtype=args.dtype, accum=accum, m=m,
                                     epilogue=parse_epilogue(args.epilogue), out=args.out_dtype)
     gpus = visible_gpus()
     device = args.device_name or (gpus[0].name if gpus else None)
