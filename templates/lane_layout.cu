@@ -154,6 +154,8 @@ constexpr int kTileGroups = kN * kGroupRows * kGroupCols;
 // pixels inside it.
 constexpr bool kRagged = kH % (2 * kUnitTileRows) != 0 || kW % 16 != 0;
 constexpr bool kEpilogue = kBias || kResidual || kRelu;
+// int8 in, an int8 y and no epilogue: y rounded from the fp16 accumulators in half2 (round_int8)
+constexpr bool kHalfInt8Y = kInt8In && std::is_same_v<YT, int8_t> && !kEpilogue;
 
 static_assert(kChunkC % 16 == 0 && kC % kChunkC == 0,
               "lane layout: chunks of whole 16-channel steps that divide C");
@@ -714,7 +716,35 @@ struct Epilogue {
   float2 bias_pairs[kNB];
   const ET* residual;
   float y_multiplier;
+  half2 y_pow2, y_half_multiplier;  // kHalfInt8Y: 2^kUShift y_multiplier as their product
 };
+
+// kHalfInt8Y: y's multiplier in integer units, s = 2^kUShift y_multiplier, as 2^p s_h with both
+// finite halves (p <= 15, |s_h| <= 2^15): past 2^30 any sum of at least 2^-14 (one integer
+// unit at C <= 512) saturates either way.
+__device__ __forceinline__ void set_half_multiplier(Epilogue& epilogue) {
+  float s = (float)(1ll << kUShift) * epilogue.y_multiplier, pow2 = 1.f;
+  int e;
+  frexpf(s, &e);
+  if (e > 15) {
+    const int p = min(e - 15, 15);
+    pow2 = ldexpf(1.f, p);
+    s = ldexpf(s, -p);
+  }
+  epilogue.y_pow2 = __float2half2_rn(pow2);
+  epilogue.y_half_multiplier = __float2half2_rn(fminf(fmaxf(s, -32768.f), 32768.f));
+}
+
+// Two channels of an int8 y from OTrans's half2 (kHalfInt8Y): the product with the multiplier
+// plus 1536 rounded once to a half, whose step is 1 in [1024, 2048), and clamped to
+// 1536 +- 127, keeps rint(v s) saturated to [-127, 127] in its low byte, as pair_to's fp32
+// path writes. The multiplier's rounding to a half (2^-12 of it, as the fp16 accumulators'
+// own) moves a y that lies within 2^-12 |y| of a half-integer by one.
+__device__ __forceinline__ half2 round_int8(half2 v, const Epilogue& epilogue) {
+  const half2 magic = __float2half2_rn(1536.f);
+  const half2 r = __hfma2(__hmul2(v, epilogue.y_pow2), epilogue.y_half_multiplier, magic);
+  return __hmin2(__hmax2(r, __float2half2_rn(1409.f)), __float2half2_rn(1663.f));
+}
 
 // The epilogue relu(conv + bias + residual) in fp32 on kRowsOut output rows of one tile (from
 // pixel row py, column px), and 2 kNB adjacent channels per pixel stored. int8 in: OTrans's sums
@@ -737,6 +767,16 @@ __device__ __forceinline__ void store_rows(const Pair (&out)[kRowsOut][2][kNB], 
         for (int v = 0; v < kRuns; ++v)
           load_words<kRunWords<ET>>(epilogue.residual + at + v * kStoreRun,
                                     res + v * kRunWords<ET>);
+      }
+      if constexpr (kHalfInt8Y) {
+#pragma unroll
+        for (int j = 0; j < kNB; j += 2) {
+          const half2 lo = round_int8(out[a][b][j], epilogue);
+          const half2 hi = j + 1 < kNB ? round_int8(out[a][b][j + 1], epilogue) : lo;
+          packed[j / 2] = __byte_perm(h2u(lo), h2u(hi), 0x6420);  // the halves' low bytes
+        }
+        store_pixel(y + at, packed);
+        continue;
       }
 #pragma unroll
       for (int j = 0; j < kNB; ++j) {
@@ -927,6 +967,7 @@ __device__ __forceinline__ void forward(const void* x_map, const XT* __restrict_
   }
   epilogue.residual = residual;
   epilogue.y_multiplier = kScaledOut ? 1.f / __ldg(y_scale) : 1.f;
+  if constexpr (kHalfInt8Y) set_half_multiplier(epilogue);
 
   const int unit = kStack ? 0 : group;  // the block's unit of work this warp takes
   XT* patch = reinterpret_cast<XT*>(smem + kUBytes) + unit * kStages * kPatchElems;

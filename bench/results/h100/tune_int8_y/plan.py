@@ -10,7 +10,7 @@ import dataclasses
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # bench/tune_cases.py
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # bench/tune_cases.py
 from tune_cases import H100, fitting, logged_cases, stacked_space  # noqa: E402
 
 from wino_tvm.config import KernelConfig  # noqa: E402
