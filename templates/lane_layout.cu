@@ -720,8 +720,8 @@ struct Epilogue {
 };
 
 // kHalfInt8Y: y's multiplier in integer units, s = 2^kUShift y_multiplier, as 2^p s_h with both
-// finite halves (p <= 15, |s_h| <= 2^15): past 2^30 any sum of at least 2^-14 (one integer
-// unit at C <= 512) saturates either way.
+// finite halves (p <= 15, |s_h| <= 2^15): past 2^30 any nonzero sum, at least U's step 2^-16
+// (a quarter of an integer unit at C <= 512), saturates either way.
 __device__ __forceinline__ void set_half_multiplier(Epilogue& epilogue) {
   float s = (float)(1ll << kUShift) * epilogue.y_multiplier, pow2 = 1.f;
   int e;
