@@ -4,6 +4,7 @@ the cuDNN helper's glue."""
 from __future__ import annotations
 
 import ctypes
+import gzip
 import json
 import sys
 from pathlib import Path
@@ -163,6 +164,15 @@ def test_write_report_and_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert md == report.markdown(report.load_records([results]))
     png = (tmp_path / "out" / report.PLOT_FILE).read_bytes()
     assert png.startswith(b"\x89PNG\r\n\x1a\n") and len(png) > 10_000
+
+
+def test_gzipped_records_load_as_plain_ones(tmp_path: Path) -> None:
+    text = "".join(json.dumps(r) + "\n" for r in records())
+    plain, packed = tmp_path / "results.jsonl", tmp_path / "results.jsonl.gz"
+    plain.write_text(text)
+    packed.write_bytes(gzip.compress(text.encode()))
+    assert report.load_records([packed]) == report.load_records([plain])
+    assert len(report.load_records([packed])) == len(records())
 
 
 def test_plot_without_usable_records(tmp_path: Path) -> None:

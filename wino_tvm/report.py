@@ -7,6 +7,7 @@ speedup.png into DIR). TVM-free and GPU-free; matplotlib only for the plot.
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import math
 import sys
@@ -90,11 +91,19 @@ def derive(record: Mapping) -> dict:
     return out
 
 
+def read_lines(path: Path) -> list[str]:
+    """The lines of a JSON-lines file, gzipped where its name ends in .gz (the superseded
+    benchmarks' records)."""
+    path = Path(path)
+    text = gzip.decompress(path.read_bytes()).decode() if path.suffix == ".gz" else path.read_text()
+    return text.splitlines()
+
+
 def load_records(paths: Iterable[Path]) -> list[dict]:
-    """All records of the JSON-lines files, derived numbers recomputed."""
+    """All records of the JSON-lines files (gzipped or not), derived numbers recomputed."""
     records = []
     for path in paths:
-        for number, line in enumerate(Path(path).read_text().splitlines(), 1):
+        for number, line in enumerate(read_lines(path), 1):
             if not line.strip():
                 continue
             try:

@@ -9,14 +9,17 @@ from pathlib import Path
 
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE.parents[2]))
-from wino_tvm.report import BEST_BASELINE_ERROR, cudnn_best  # noqa: E402
+from wino_tvm.report import BEST_BASELINE_ERROR, cudnn_best, read_lines  # noqa: E402
 
 RUN, PREVIOUS = sys.argv[1:]
 FLOOR_960_US = 79.0  # x + y at 960² (236 MB) at the ~3.0 TB/s copy bandwidth measured before
 
 
-def load(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text().splitlines()]
+def load(folder: Path) -> list[dict]:
+    """A run's records: results.jsonl, or results.jsonl.gz in a superseded run's folder."""
+    path = folder / "results.jsonl"
+    return [json.loads(line) for line in read_lines(path if path.is_file() else
+                                                    path.with_suffix(".jsonl.gz"))]
 
 
 def shape(r: dict) -> str:
@@ -28,7 +31,7 @@ def accum(r: dict) -> str:
     return r["config"].split("-")[1]
 
 
-rows = [r for r in load(HERE / RUN / "results.jsonl") if r.get("status") == "ok"]
+rows = [r for r in load(HERE / RUN) if r.get("status") == "ok"]
 ours = [r for r in rows if r["fusion"] == "full"]
 assert all(r["correct"] for r in ours), "a full variant is wrong"
 shapes = sorted({shape(r) for r in rows}, key=lambda s: [int(t[1:]) for t in s.split("_")])
@@ -62,7 +65,7 @@ for s in ("N1_H448_C64", "N1_H640_C64", "N1_H960_C64"):
         b = best(s, "fp16", acc)
         parts.append(f"{acc} acc. {b['median_us']:.1f} us = {cudnn[s] / b['median_us']:.3f}x")
     print(f"  {s}: cuDNN {cudnn[s]:.1f} us; " + "; ".join(parts))
-LAST = load(HERE / PREVIOUS / "results.jsonl")
+LAST = load(HERE / PREVIOUS)
 
 
 def last_ratio(s: str) -> float:
