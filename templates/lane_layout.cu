@@ -748,7 +748,8 @@ __device__ __forceinline__ half2 round_int8(half2 v, const Epilogue& epilogue) {
 
 // The epilogue relu(conv + bias + residual) in fp32 on kRowsOut output rows of one tile (from
 // pixel row py, column px), and 2 kNB adjacent channels per pixel stored. int8 in: OTrans's sums
-// times 2^kUShift first (integer units), and a scaled y times y_multiplier last.
+// times 2^kUShift first (integer units), and a scaled y times y_multiplier last; an int8 y
+// without the epilogue in half2 instead (round_int8).
 template <int kRowsOut>
 __device__ __forceinline__ void store_rows(const Pair (&out)[kRowsOut][2][kNB], int n, int py,
                                            int px, int channel, const Epilogue& epilogue,

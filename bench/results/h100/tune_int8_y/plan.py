@@ -7,10 +7,15 @@
                            # b- the fp16 pick, c- the int8 twin of the fp16 pick"""
 
 import dataclasses
+import importlib.util
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # bench/tune_cases.py
+# ../tune_int8_lane/plan.py: its FASTEST and STACKED_ST3 (and bench/ on sys.path for tune_cases)
+_spec = importlib.util.spec_from_file_location(
+    "tune_int8_lane_plan", Path(__file__).resolve().parents[1] / "tune_int8_lane" / "plan.py")
+tune_int8_lane = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(tune_int8_lane)
 from tune_cases import H100, fitting, logged_cases, stacked_space  # noqa: E402
 
 from wino_tvm.config import KernelConfig  # noqa: E402
@@ -20,11 +25,7 @@ from wino_tvm.tune.builder import build_plan  # noqa: E402
 from wino_tvm.tune.records import read_records  # noqa: E402
 from wino_tvm.tune.space import Candidate  # noqa: E402
 
-FASTEST = 6
-STACKED_ST3 = [KernelConfig.lane_config(tb_n, tb_k, 4, k_split, 3, True, tap_split, True,
-                                        stack=True)
-               for tb_n, tb_k, k_split, tap_split in ((32, 64, 2, 1), (32, 32, 2, 1),
-                                                      (64, 32, 1, 2))]
+FASTEST, STACKED_ST3 = tune_int8_lane.FASTEST, tune_int8_lane.STACKED_ST3
 WHOLE_SPACE_SIDES = (448, 640, 960)
 
 
