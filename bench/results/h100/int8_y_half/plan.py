@@ -2,7 +2,8 @@
 on PYTHONPATH:
   python plan.py OUT PREFIX   # the lane picks of every benchmark workload as int8 with an int8 y
                               # (the changed path), and as controls the int8 f32-y and the fp16
-                              # lane picks at N=1 448²-960²"""
+                              # lane picks at N=1 448²-960²
+  python plan.py OUT ncu      # the 960² int8-y pick alone, for ncu (bench/ncu_run.sh)"""
 
 import sys
 from pathlib import Path
@@ -25,4 +26,7 @@ def cases():
 
 
 if __name__ == "__main__":
-    build_plan(cases(), Path(sys.argv[1]), KNOWN_DEVICES["h100"], prefix=sys.argv[2])
+    chosen, prefix = cases(), sys.argv[2]
+    if prefix == "ncu":
+        chosen, prefix = [c for c in chosen if c.wl.h == 960 and c.wl.out == "int8"], "ncu-"
+    build_plan(chosen, Path(sys.argv[1]), KNOWN_DEVICES["h100"], prefix=prefix)
