@@ -206,16 +206,19 @@ def _axes(args: argparse.Namespace) -> Axes:
                 args.f23_row_pairs)
 
 
+def _workload(args: argparse.Namespace, shape: str, dtype: str,
+              m: int | None = None) -> Conv2dWorkload:
+    """shape as dtype with args' accumulator, epilogue and y; m (default: one the dtype and
+    accumulator take) only names the workload: the space's axis sets each candidate's, and
+    best searches every m unless --m."""
+    accum = args.accum or ACCUMULATORS[dtype][0]
+    return Conv2dWorkload.parse_shape(shape, dtype=dtype, accum=accum,
+                                      m=m or default_tile_size(dtype, accum),
+                                      epilogue=parse_epilogue(args.epilogue), out=args.out_dtype)
+
+
 def _workloads(args: argparse.Namespace) -> list[Conv2dWorkload]:
-    out = []
-    for shape in args.workload:
-        for dtype in args.dtype:
-            accum = args.accum or ACCUMULATORS[dtype][0]
-            # m: any the dtype and accumulator take; the space's axis sets each candidate's
-            out.append(Conv2dWorkload.parse_shape(
-                shape, dtype=dtype, accum=accum, m=default_tile_size(dtype, accum),
-                epilogue=parse_epilogue(args.epilogue), out=args.out_dtype))
-    return out
+    return [_workload(args, shape, dtype) for shape in args.workload for dtype in args.dtype]
 
 
 def _label(wl: Conv2dWorkload) -> str:
@@ -335,11 +338,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_best(args: argparse.Namespace) -> int:
-    accum = args.accum or ACCUMULATORS[args.dtype][0]
-    # m: a tile size the dtype and accumulator take; best_config searches every m unless --m
-    m = args.m or default_tile_size(args.dtype, accum)
-    wl = Conv2dWorkload.parse_shape(args.workload, dtype=args.dtype, accum=accum, m=m,
-                                    epilogue=parse_epilogue(args.epilogue), out=args.out_dtype)
+    wl = _workload(args, args.workload, args.dtype, args.m)
     gpus = visible_gpus()
     device = args.device_name or (gpus[0].name if gpus else None)
     if device is None:
