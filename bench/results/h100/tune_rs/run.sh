@@ -1,4 +1,0 @@
-#!/bin/bash
-# The F(2, 3) kernel's V in registers measured by the tuner beside the picks, after the GPU tests
-# (README.md). Usage: run.sh OUT RUN (bench/tune_run.sh).
-exec bash bench/tune_run.sh "$1" "$2" tune_rs --gpu-tests
