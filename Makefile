@@ -12,7 +12,7 @@ PYTEST_ARGS ?=
 PYPROJECT_KEY := $(shell sha256sum pyproject.toml | cut -c1-16)
 STAMP := $(VENV)/.installed-$(PYPROJECT_KEY)
 
-.PHONY: venv demo test lint
+.PHONY: venv demo test gpu-test lint
 
 venv: $(STAMP)
 
@@ -36,10 +36,15 @@ $(STAMP):
 demo: venv
 	$(VPY) -m wino_tvm.build --dtype fp16 --fusion shmem --out artifacts/demo
 
+# Every test that needs no GPU; a test that would skip (nvcc or cuobjdump missing) fails.
 test: venv
-	@$(VPY) -m pytest -m "not gpu" -q -p no:cacheprovider $(PYTEST_ARGS); rc=$$?; \
+	@$(VPY) -m pytest -m "not gpu" --no-skips -q -p no:cacheprovider $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test: pytest collected no tests (exit 5)" >&2; fi; \
 	exit $$rc
+
+# The GPU suite, on the GPU machine (its python3 has PyTorch; no TVM, no venv needed).
+gpu-test:
+	PYTHONPATH=$(CURDIR) python3 -m pytest -m gpu --no-skips -q -p no:cacheprovider $(PYTEST_ARGS)
 
 lint: venv
 	$(VPY) -m ruff check .

@@ -166,7 +166,7 @@ CC_API void cc_destroy(void* plan) {
 
 // ---- The backend API: every engine configuration, each its own execution plan ---------------
 // cudnn.benchmark in PyTorch times at most 10 configurations (its benchmark_limit) and keeps the
-// fastest, and its pick varies by process (bench/results/h100/cudnn_spread/). Here the caller gets
+// fastest, and its pick varies by process (experiments: cudnn_spread). Here the caller gets
 // all the configurations that cuDNN's heuristics (mode A) and its fallback list offer, as
 // finalized plans, and times them itself. NHWC only; x, w and y are 16-byte aligned.
 namespace {

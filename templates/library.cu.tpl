@@ -43,7 +43,7 @@ static const char* const kDescription = {{DESCRIPTION}};
 // ---- workspace layout: each buffer at a 2 MiB boundary inside the caller's buffer -----------
 // A buffer across a 2 MiB boundary can slow the kernels that read it: on the H100 the N=128 14²
 // C=256 kernels, whose blocks re-read U from L2, took 1.06-1.18x longer with U across some
-// boundaries (bench/results/h100/workspace_placement/). So the library aligns the caller's
+// boundaries (experiments: workspace_placement). So the library aligns the caller's
 // 256-byte aligned buffer itself; wino_workspace_bytes() includes what that can skip.
 static constexpr size_t kCallerAlign = 256;
 static constexpr size_t kAlign = size_t{2} << 20;

@@ -1,7 +1,7 @@
 """A compiled kernel's SASS (cuobjdump, from the test extras' nvidia-cuda-cuobjdump) and a check
 on it: no instruction writes a register that an in-flight wgmma (HGMMA) reads or accumulates
 into. The PTX ISA leaves that undefined, and where the PTX breaks the rule ptxas goes on to
-reuse such registers for anything (bench/results/h100/f23_pairs/ run 1: wrong outputs, now and
+reuse such registers for anything (experiments: f23_pairs, run 1: wrong outputs, now and
 then)."""
 
 from __future__ import annotations

@@ -81,8 +81,8 @@ def test_compile_program_input_errors(tmp_path: Path) -> None:
 
 
 def test_arch_flags() -> None:
-    assert runner._arch_flags("sm_80") == ["-arch=sm_80"]
-    assert runner._arch_flags("sm_90a") == ["-gencode=arch=compute_90a,code=sm_90a"]
+    assert runner.arch_flags("sm_80") == ["-arch=sm_80"]
+    assert runner.arch_flags("sm_90a") == ["-gencode=arch=compute_90a,code=sm_90a"]
 
 
 def test_target_arch_follows_the_programs_needs(tmp_path: Path) -> None:

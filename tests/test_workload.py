@@ -7,6 +7,7 @@ import math
 import pytest
 
 from wino_tvm.errors import WinoError
+from wino_tvm.math.tolerance import within_bar
 from wino_tvm.workload import Conv2dWorkload, parse_epilogue
 
 
@@ -146,8 +147,16 @@ def test_output_dtype_not_available(dtype, out, choices):
 
 def test_defaults():
     wl = make()
-    assert (wl.dtype, wl.m, wl.accum) == ("fp16", 4, "fp32")
+    assert (wl.dtype, wl.m, wl.accum) == ("fp16", 2, "fp32")
     assert (wl.kernel, wl.stride, wl.padding) == (3, 1, 1)
+
+
+@pytest.mark.parametrize("dtype", ["fp16", "int8"])
+def test_default_workload_is_within_its_accuracy_bar(dtype):
+    """What a user gets without choosing m or an accumulator is accurate (math/tolerance.py);
+    m=4 is beyond the bar for both dtypes, so it stays an explicit choice."""
+    assert within_bar(make(dtype=dtype))
+    assert not within_bar(make(dtype=dtype, m=4))
 
 
 def test_workload_is_frozen_and_hashable():

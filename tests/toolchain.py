@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from wino_tvm.config import KNOWN_DEVICES, KernelConfig
+from wino_tvm.device import KNOWN_DEVICES
 from wino_tvm.errors import NoGpu, NvccNotFound
 from wino_tvm.harness import Kernels, workload_spec, write_artifact
+from wino_tvm.kernels import FamilyConfig
 from wino_tvm.runner import compile_program, detect_arch, find_nvcc, run_program
 from wino_tvm.workload import Conv2dWorkload
 
@@ -37,12 +38,12 @@ def gpu_arch() -> str | None:
 needs_nvcc = pytest.mark.skipif(not have_nvcc(), reason="nvcc not found")
 
 
-def write_variants(root: Path, variants: Mapping[str, tuple[Conv2dWorkload, KernelConfig]],
-                   fill: Callable[[Conv2dWorkload, KernelConfig], Kernels]) -> dict[str, Path]:
-    """Each variant's artifact under root/<name>, its config first checked against the H100."""
+def write_variants(root: Path, variants: Mapping[str, tuple[Conv2dWorkload, FamilyConfig]],
+                   fill: Callable[[Conv2dWorkload, FamilyConfig], Kernels]) -> dict[str, Path]:
+    """Each variant's artifact under root/<name>, its config first checked against the H200."""
     dirs = {}
     for name, (wl, cfg) in variants.items():
-        assert cfg.problems(wl, KNOWN_DEVICES["h100"]) == [], name
+        assert cfg.problems(wl, KNOWN_DEVICES["h200"]) == [], name
         dirs[name] = root / name
         write_artifact(workload_spec(wl, cfg.fusion, cfg.name(wl), "test", fill(wl, cfg)),
                        dirs[name])
@@ -53,7 +54,7 @@ def assert_no_spills(lines: list[str], kernel: str, where: object) -> None:
     """ptxas's report (compile_check) of kernel: no spills and at most 255 registers (the
     accumulators' 128 and more: a spill would cost it most), and no wgmma fence or wait that
     ptxas inserted itself where registers change between wgmmas (slow: an injected wait
-    serialises every chunk's MMAs, bench/results/h100/tune_persist/README.md)."""
+    serialises every chunk's MMAs; experiments: tune_persist)."""
     text = "\n".join(lines)
     # ptxas reports each kernel's spills, then its registers
     found = re.search(rf"{kernel}.*?(\d+) bytes spill stores, (\d+) bytes spill loads.*?Used "

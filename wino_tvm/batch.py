@@ -1,6 +1,6 @@
 """Compile every artifact under a folder in parallel, run them one by one, record (TVM-free).
 
-python -m wino_tvm.batch ARTIFACTS --record bench/results/h100/x.jsonl [--checks 3]
+python -m wino_tvm.batch ARTIFACTS --record RESULTS.jsonl [--checks 3]
 Compiles with all cores (nvcc is the slow part), then runs each program alone on the GPU so the
 timings do not disturb each other; prints a table at the end.
 """

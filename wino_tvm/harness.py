@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from wino_tvm.errors import WinoError
-from wino_tvm.tolerance import rel_l2_tolerance
+from wino_tvm.math.tolerance import rel_l2_tolerance
 from wino_tvm.workload import (
     EPILOGUE_INPUTS,
     EPILOGUE_OPS,
@@ -252,7 +252,7 @@ def fill_template(template: str, values: Mapping[str, str]) -> str:
     return _PLACEHOLDER.sub(lambda match: values[match.group(1)], template)
 
 
-def _c_string(text: str) -> str:
+def c_string(text: str) -> str:
     """A C string literal for ASCII text without control characters (e.g. json.dumps output)."""
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
@@ -279,7 +279,7 @@ def _resident_grid(launch: Launch) -> tuple[list[str], str]:
     ], f"{var}.load(std::memory_order_relaxed)"
 
 
-def _render_launches(launches: tuple[Launch, ...]) -> str:
+def render_launches(launches: tuple[Launch, ...]) -> str:
     lines = []
     for launch in launches:
         grid_x = str(launch.grid[0])
@@ -308,7 +308,7 @@ def _render_launches(launches: tuple[Launch, ...]) -> str:
     return "\n".join(lines)
 
 
-def _render_kernel_attrs(launches: tuple[Launch, ...]) -> str:
+def render_kernel_attrs(launches: tuple[Launch, ...]) -> str:
     most: dict[str, int] = {}
     for launch in launches:
         most[launch.kernel] = max(most.get(launch.kernel, 0), launch.shared_bytes)
@@ -341,7 +341,7 @@ def render_harness(spec: HarnessSpec) -> str:
         **tensor_values(spec),
         "EPILOGUE_RELU": str("relu" in spec.epilogue).lower(),
         "EPILOGUE_SCALE": f"{epilogue_scale(spec.dtype, spec.c):.9e}f",
-        "EPILOGUE_JSON": _c_string(json.dumps(epilogue_text(spec.epilogue))),
+        "EPILOGUE_JSON": c_string(json.dumps(epilogue_text(spec.epilogue))),
         "KERNELS": spec.kernels_source,
         "N": str(spec.n),
         "H": str(spec.h),
@@ -350,12 +350,12 @@ def render_harness(spec: HarnessSpec) -> str:
         "K": str(spec.k),
         "M": str(spec.m),
         "TOLERANCE": repr(float(spec.tolerance)),
-        "DTYPE_JSON": _c_string(json.dumps(spec.dtype)),
-        "OUT_JSON": _c_string(json.dumps(spec.out)),
+        "DTYPE_JSON": c_string(json.dumps(spec.dtype)),
+        "OUT_JSON": c_string(json.dumps(spec.out)),
         "QUANT_POISON": str(QUANT_POISON),
-        "FUSION_JSON": _c_string(json.dumps(spec.fusion)),
-        "CONFIG_JSON": _c_string(json.dumps(spec.config_name)),
-        "COMMIT_JSON": _c_string(json.dumps(spec.commit)),
+        "FUSION_JSON": c_string(json.dumps(spec.fusion)),
+        "CONFIG_JSON": c_string(json.dumps(spec.config_name)),
+        "COMMIT_JSON": c_string(json.dumps(spec.commit)),
         "WORKSPACE_DECLS": "\n".join(f"static {b.c_type}* {b.name} = nullptr;" for b in ws),
         "WORKSPACE_ALLOC": "\n".join(
             f"  WB_CHECK(cudaMalloc(&{b.name}, sizeof({b.c_type}) * {b.count}ull));\n"
@@ -363,9 +363,9 @@ def render_harness(spec: HarnessSpec) -> str:
             for b in ws
         ),
         "WORKSPACE_FREE": "\n".join(f"  WB_CHECK(cudaFree({b.name}));" for b in ws),
-        "KERNEL_ATTRS": _render_kernel_attrs(spec.weight_launches + spec.forward_launches),
-        "WEIGHT_TRANSFORM_BODY": _render_launches(spec.weight_launches),
-        "FORWARD_BODY": _render_launches(spec.forward_launches),
+        "KERNEL_ATTRS": render_kernel_attrs(spec.weight_launches + spec.forward_launches),
+        "WEIGHT_TRANSFORM_BODY": render_launches(spec.weight_launches),
+        "FORWARD_BODY": render_launches(spec.forward_launches),
     }
     return fill_template(TEMPLATE_PATH.read_text(), values)
 

@@ -26,13 +26,13 @@ from wino_tvm.harness import (
     HarnessSpec,
     Launch,
     Workspace,
-    _c_string,
-    _render_kernel_attrs,
-    _render_launches,
+    c_string,
     fill_template,
+    render_kernel_attrs,
+    render_launches,
     tensor_values,
 )
-from wino_tvm.runner import _NVCC_FLAGS, _arch_flags, _nvcc, target_arch
+from wino_tvm.runner import NVCC_FLAGS, arch_flags, run_nvcc, target_arch
 from wino_tvm.workload import EPILOGUE_INPUTS, OUTPUT_SCALE, epilogue_text, forward_inputs
 
 TEMPLATE_PATH = Path(__file__).resolve().parents[1] / "templates" / "library.cu.tpl"
@@ -100,12 +100,12 @@ def render_library(spec: HarnessSpec) -> str:
         raise WinoError(f"workspace names {shadowing} clash with the library ABI's wino_* names")
     values = {
         "KERNELS": spec.kernels_source,
-        "DESCRIPTION": _c_string(describe_json(spec)),
+        "DESCRIPTION": c_string(describe_json(spec)),
         "WORKSPACE_OFFSETS": _workspace_offsets(spec.workspaces),
         "WORKSPACE_POINTERS": _workspace_pointers(spec.workspaces),
-        "KERNEL_ATTRS": _render_kernel_attrs(spec.weight_launches + spec.forward_launches),
-        "WEIGHT_TRANSFORM_BODY": _render_launches(spec.weight_launches),
-        "FORWARD_BODY": _render_launches(spec.forward_launches),
+        "KERNEL_ATTRS": render_kernel_attrs(spec.weight_launches + spec.forward_launches),
+        "WEIGHT_TRANSFORM_BODY": render_launches(spec.weight_launches),
+        "FORWARD_BODY": render_launches(spec.forward_launches),
         **tensor_values(spec),
     }
     return fill_template(TEMPLATE_PATH.read_text(), values)
@@ -128,20 +128,24 @@ def load_spec(artifact_dir: Path) -> HarnessSpec:
         raise WinoError(f"{spec_path} is not a valid harness spec: {exc}") from exc
 
 
+def compile_library_source(source: Path, arch: str, library: Path) -> Path:
+    """Build the library source into library for a GPU of arch (wgmma kernels: sm_90a)."""
+    arch = target_arch(source, arch)
+    # Hidden visibility keeps the kernels' extern "C" names (the same in every variant) out of
+    # the dynamic symbol table, so that many variants can be loaded into one process.
+    args = [*NVCC_FLAGS, "-shared", "-Xcompiler", "-fPIC", "-Xcompiler", "-fvisibility=hidden",
+            *arch_flags(arch), "-o", str(library), str(source)]
+    run_nvcc(args, source, arch)
+    return library
+
+
 def compile_library(artifact_dir: Path, arch: str) -> Path:
     """Build artifact_dir/libwino.so from its library.cu (rendered from the spec if absent)."""
     artifact_dir = Path(artifact_dir)
     source = artifact_dir / LIBRARY_SOURCE_FILE
     if not source.is_file():
         source.write_text(render_library(load_spec(artifact_dir)))
-    library = artifact_dir / LIBRARY_FILE
-    arch = target_arch(source, arch)  # wgmma kernels: sm_90a
-    # Hidden visibility keeps the kernels' extern "C" names (the same in every variant) out of
-    # the dynamic symbol table, so that many variants can be loaded into one process.
-    args = [*_NVCC_FLAGS, "-shared", "-Xcompiler", "-fPIC", "-Xcompiler", "-fvisibility=hidden",
-            *_arch_flags(arch), "-o", str(library), str(source)]
-    _nvcc(args, source, arch)
-    return library
+    return compile_library_source(source, arch, artifact_dir / LIBRARY_FILE)
 
 
 class WinoLibrary:
@@ -174,6 +178,9 @@ class WinoLibrary:
             )
         self.epilogue = tuple(info.get("epilogue", ()))
         self.dtype, self.out = info["dtype"], info["out"]
+        reads = forward_inputs(self.epilogue, self.dtype, self.out)
+        # which of bias, residual, y_scale forward reads: checked on every call, so once here
+        self._reads = tuple(name in reads for name in (*EPILOGUE_INPUTS, OUTPUT_SCALE))
 
     def _check(self, status: int, what: str) -> None:
         if status != 0:
@@ -194,13 +201,16 @@ class WinoLibrary:
                 y_scale_ptr: int | None = None) -> None:
         """y = epilogue(conv(x)); bias_ptr / residual_ptr / y_scale_ptr exactly when the
         library reads them (its epilogue; an int8 y)."""
-        reads = forward_inputs(self.epilogue, self.dtype, self.out)
-        built = f"{epilogue_text(self.epilogue) or 'no epilogue'} and {self.out} output"
         ptrs = (bias_ptr, residual_ptr, y_scale_ptr)
-        for name, ptr in zip((*EPILOGUE_INPUTS, OUTPUT_SCALE), ptrs, strict=True):
-            if (name in reads) != (ptr is not None):
-                raise WinoError(f"{self.path} was built with {built}: pass {name}_ptr "
-                                f"{'' if name in reads else 'only '}when it reads {name}")
+        if self._reads != (bias_ptr is not None, residual_ptr is not None,
+                           y_scale_ptr is not None):
+            built = f"{epilogue_text(self.epilogue) or 'no epilogue'} and {self.out} output"
+            for name, ptr, reads in zip((*EPILOGUE_INPUTS, OUTPUT_SCALE), ptrs, self._reads,
+                                        strict=True):
+                if reads != (ptr is not None):
+                    raise WinoError(f"{self.path} was built with {built}: pass {name}_ptr "
+                                    f"{'' if reads else 'only '}when it reads {name}")
         status = self._lib.wino_forward(x_ptr, bias_ptr, residual_ptr, y_scale_ptr, y_ptr, ws_ptr,
                                         stream)
-        self._check(status, "wino_forward")
+        if status:
+            self._check(status, "wino_forward")

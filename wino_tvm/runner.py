@@ -25,7 +25,7 @@ BINARY_FILE = "wino_bench"
 DEFAULT_CUDA_ROOTS = ("/usr/local/cuda",)
 # TVM's preamble defines helpers (hpow, __pack_half2, ...) that most kernels never call, and
 # nvcc would warn about each (#177-D); warnings from the rest still show.
-_NVCC_FLAGS = ("-std=c++17", "-O3", "-diag-suppress=177")
+NVCC_FLAGS = ("-std=c++17", "-O3", "-diag-suppress=177")
 _ARCH = re.compile(r"sm_(\d+)(a?)")
 _TAIL_LINES = 30
 # A program that uses arch-specific instructions (wgmma) says so in a line of its source.
@@ -69,7 +69,7 @@ def detect_arch() -> str:
     return f"sm_{major}{minor}"
 
 
-def _arch_flags(arch: str) -> list[str]:
+def arch_flags(arch: str) -> list[str]:
     match = _ARCH.fullmatch(arch)
     if not match:
         raise WinoError(f"bad arch {arch!r}; expected e.g. sm_80, sm_90 or sm_90a")
@@ -105,7 +105,7 @@ def _tail(text: str) -> str:
     return "\n".join(text.strip().splitlines()[-_TAIL_LINES:])
 
 
-def _nvcc(args: list[str], program: Path, arch: str) -> subprocess.CompletedProcess[str]:
+def run_nvcc(args: list[str], program: Path, arch: str) -> subprocess.CompletedProcess[str]:
     proc = subprocess.run([find_nvcc(), *args], capture_output=True, text=True)
     if proc.returncode != 0:
         raise WinoError(f"nvcc failed on {program} for {arch}:\n{_tail(proc.stderr)}")
@@ -117,8 +117,8 @@ def compile_program(artifact_dir: Path, arch: str, extra_flags: Sequence[str] = 
     program = _program(artifact_dir)
     binary = program.parent / BINARY_FILE
     arch = target_arch(program, arch)
-    args = [*_NVCC_FLAGS, "-lineinfo", *_arch_flags(arch), *extra_flags]
-    proc = _nvcc([*args, "-o", str(binary), str(program)], program, arch)
+    args = [*NVCC_FLAGS, "-lineinfo", *arch_flags(arch), *extra_flags]
+    proc = run_nvcc([*args, "-o", str(binary), str(program)], program, arch)
     if proc.stderr.strip():
         sys.stderr.write(proc.stderr)  # warnings: worth seeing even when the build succeeds
     return binary
@@ -134,8 +134,8 @@ def compile_check(
     for gpu_arch in archs:
         arch = target_arch(program, gpu_arch)
         cubin = program.parent / f"program_{arch}.cubin"
-        args = [*_NVCC_FLAGS, *_arch_flags(arch), "-cubin", "-Xptxas", "-v"]
-        proc = _nvcc([*args, "-o", str(cubin), str(program)], program, arch)
+        args = [*NVCC_FLAGS, *arch_flags(arch), "-cubin", "-Xptxas", "-v"]
+        proc = run_nvcc([*args, "-o", str(cubin), str(program)], program, arch)
         report[arch] = [line.strip() for line in proc.stderr.splitlines() if line.strip()]
     return report
 

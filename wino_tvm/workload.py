@@ -24,6 +24,8 @@ INT8_TILE_SIZES = (2, 4)  # B must be integer for the exact int32 input transfor
 # int8 on fp16 MMAs: F(2x2)'s (and F(2, 3)'s) V of int8 data is exact in fp16, F(4x4)'s is not
 INT8_FP16_TILE_SIZES = (2,)
 KERNEL_SIZE = 3
+# Bytes of one element of each precision (inputs, accumulators, outputs).
+BYTES = {"fp32": 4, "fp16": 2, "int32": 4, "int8": 1}
 # Fused output epilogue, applied in this order: y = relu(conv + bias[k] + residual[n, h, w, k]).
 EPILOGUE_OPS = ("bias", "residual", "relu")
 # The ops that read a tensor (the kernels' extra parameters, in this order); relu reads none.
@@ -40,7 +42,8 @@ class Conv2dWorkload:
     c: int
     k: int
     dtype: str = "fp16"
-    m: int = 4
+    # F(2x2): within every dtype's accuracy bar (math/tolerance.py); larger tiles are a choice.
+    m: int = 2
     accum: str = ""
     kernel: int = 3
     stride: int = 1
@@ -169,12 +172,6 @@ def supported_tile_sizes(dtype: str, accum: str) -> tuple[int, ...]:
     if dtype != "int8":
         return TILE_SIZES
     return INT8_TILE_SIZES if accum == "int32" else INT8_FP16_TILE_SIZES
-
-
-def default_tile_size(dtype: str, accum: str) -> int:
-    """m when none is asked for: 4, or the largest there is where 4 is not supported."""
-    sizes = supported_tile_sizes(dtype, accum)
-    return 4 if 4 in sizes else max(sizes)
 
 
 def resolve_output(dtype: str, out: str) -> str:

@@ -16,19 +16,26 @@ import os
 import sys
 from pathlib import Path
 
-from ..config import FUSIONS, KNOWN_DEVICES, DeviceLimits
+from ..device import (
+    KNOWN_DEVICES,
+    DeviceLimits,
+    device_matches,
+    nvcc_version,
+    resolve_limits,
+    visible_gpus,
+)
 from ..errors import WinoError
+from ..kernels import FAMILIES
+from ..kernels.pkf.config import FUSIONS
 from ..runner import detect_arch
 from ..workload import (
     ACCUMULATORS,
     Conv2dWorkload,
-    default_tile_size,
     epilogue_text,
     parse_epilogue,
     resolve_output,
 )
 from .best import best_config, matching
-from .device import device_matches, nvcc_version, resolve_limits, visible_gpus
 from .manifest import MANIFEST_FILE, Manifest
 from .measure import Settings, measure_batch
 from .records import Record, read_records
@@ -38,20 +45,6 @@ from .space import Axes, Candidate, config_space
 
 def _ints(text: str) -> tuple[int, ...]:
     return tuple(int(v) for v in text.split(","))
-
-
-def _fragments(text: str) -> tuple[tuple[int, int, int], ...]:
-    frags = tuple(tuple(int(v) for v in f.split("x")) for f in text.split(","))
-    if any(len(f) != 3 for f in frags):
-        raise ValueError(f"{text!r}: fragments are MxNxK, e.g. 16x16x16,32x8x16")
-    return frags
-
-
-def _bools(text: str) -> tuple[bool, ...]:
-    values = _ints(text)
-    if not set(values) <= {0, 1}:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected a comma list of 0 and 1")
-    return tuple(bool(v) for v in values)
 
 
 def _words(text: str) -> tuple[str, ...]:
@@ -69,68 +62,13 @@ def _add_space_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--epilogue", default="",
                    help="tune the kernels with this fused epilogue, e.g. bias,residual,relu")
     p.add_argument("--out-dtype", default="", help=OUT_DTYPE_HELP)
-    axes = p.add_argument_group("space axes (comma lists; defaults: tuning_logs/README.md)")
+    axes = p.add_argument_group("the space (defaults: each family's knob table)")
+    axes.add_argument("--family", default="",
+                      help=f"kernel families, comma-separated (default all: {', '.join(FAMILIES)})")
     axes.add_argument("--m", type=_ints, default=Axes.m, help="Winograd tile sizes")
-    axes.add_argument("--tb-m", type=_ints, default=Axes.tb_m)
-    axes.add_argument("--tb-n", type=_ints, default=Axes.tb_n)
-    axes.add_argument("--tb-k", type=_ints, default=Axes.tb_k)
-    axes.add_argument("--frag", type=_fragments, default=Axes.fragments, help="e.g. 16x16x16")
-    axes.add_argument("--fusion", type=_words, default=Axes.fusions, help=", ".join(FUSIONS))
-    axes.add_argument("--vec", type=_ints, default=Axes.vec, help="copy width in bytes")
-    axes.add_argument("--pad", type=_ints, default=Axes.pad, help="smem row offset in bytes")
-    axes.add_argument("--u-smem", type=_bools, default=Axes.u_smem,
-                      help="1: stage U in shared memory, 0: B fragments from L2 (--u-l2)")
-    axes.add_argument("--persist", type=_bools, default=Axes.persist,
-                      help="1: persistent full kernel where it applies (--persist), 0: not")
-    axes.add_argument("--groups", type=_ints, default=Axes.groups,
-                      help="warp groups per persistent block, sharing U (--groups)")
-    axes.add_argument("--ot-channels", type=_ints, default=Axes.ot_channels,
-                      help="adjacent channels per OTrans thread (--ot-channels)")
-    axes.add_argument("--k-split", type=_ints, default=Axes.k_split,
-                      help="warp groups per persistent block sharing its tile blocks (--k-split)")
-    axes.add_argument("--m-rounds", type=_ints, default=Axes.m_rounds,
-                      help="rounds of the full kernel's M staging (--m-rounds)")
-    axes.add_argument("--min-blocks", type=_ints, default=Axes.min_blocks,
-                      help="blocks per SM for ptxas, 0: none (--min-blocks)")
-    axes.add_argument("--lane", type=_bools, default=Axes.lane,
-                      help="1: also the lane-layout kernel's configs (--lane; tb_n, tb_k, "
-                           "k_split from their axes), 0: not")
-    axes.add_argument("--lane-groups", type=_ints, default=Axes.lane_groups,
-                      help="tile groups per lane-layout block (--lane --groups)")
-    axes.add_argument("--lane-stages", type=_ints, default=Axes.lane_stages,
-                      help="input patch buffers per lane-layout tile group (--lane --stages)")
-    axes.add_argument("--lane-wgmma", type=_bools, default=Axes.lane_wgmma,
-                      help="0,1: also the lane kernels with wgmma (--lane --wgmma; sm_90 GPUs)")
-    axes.add_argument("--lane-tma", type=_bools, default=Axes.lane_tma,
-                      help="0,1: also the lane kernels with TMA patch copies (--lane --tma; "
-                           "sm_90 GPUs)")
-    axes.add_argument("--lane-tap-split", type=_ints, default=Axes.lane_tap_split,
-                      help="warps per lane-layout channel slice (--lane --tap-split)")
-    axes.add_argument("--lane-exchange-own", type=_bools, default=Axes.lane_exchange_own,
-                      help="0,1: also the tap-split lane kernels with the exchange in memory "
-                           "of its own (--lane --exchange-own)")
-    axes.add_argument("--lane-stack", type=_bools, default=Axes.lane_stack,
-                      help="0,1: also the TMA lane kernels of 4 tile groups stacked on one "
-                           "patch (--lane --stack)")
-    axes.add_argument("--f23", type=_bools, default=Axes.f23,
-                      help="0,1: also the F(2, 3) kernel (--f23; fp16 or int8 with fp32 "
-                           "accumulators, sm_90 GPUs)")
-    axes.add_argument("--f23-stages", type=_ints, default=Axes.f23_stages,
-                      help="input buffers per F(2, 3) warpgroup (--f23 --stages)")
-    axes.add_argument("--f23-c-split", type=_ints, default=Axes.f23_c_split,
-                      help="blocks per F(2, 3) cluster sharing the C loop (--f23 --c-split; "
-                           "default 1,2)")
-    axes.add_argument("--f23-persist", type=_bools, default=Axes.f23_persist,
-                      help="persistent F(2, 3) blocks or not (--f23 --persist; default 0,1)")
-    axes.add_argument("--f23-stream-k", type=_bools, default=Axes.f23_stream_k,
-                      help="persistent F(2, 3) blocks on the stream-K schedule or not "
-                           "(--f23 --persist --stream-k; default 0,1)")
-    axes.add_argument("--f23-compact-rows", type=_bools, default=Axes.f23_compact_rows,
-                      help="F(2, 3) GEMM rows without the garbage row between images or with "
-                           "(--f23 --compact-rows; default 0,1)")
-    axes.add_argument("--f23-row-pairs", type=_bools, default=Axes.f23_row_pairs,
-                      help="F(2, 3) GEMM rows in pairs of tiles one row apart or not "
-                           "(--f23 --row-pairs; default 0,1)")
+    axes.add_argument("--axis", action="append", default=[], metavar="[FAMILY.]KNOB=V1,V2",
+                      help="the values a knob takes (repeatable; `python -m wino_tvm.build "
+                           "--family F --list-knobs` lists them), e.g. lane.wgmma=0,1")
     dev = p.add_argument_group("device limits (default: the GPU here)")
     dev.add_argument("--device", choices=sorted(KNOWN_DEVICES), help="use the known table")
     dev.add_argument("--sms", type=int, help="override: streaming multiprocessors")
@@ -197,13 +135,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def _axes(args: argparse.Namespace) -> Axes:
-    return Axes(args.m, args.tb_m, args.tb_n, args.tb_k, args.frag, args.fusion, args.vec,
-                args.pad, args.u_smem, args.persist, args.groups, args.ot_channels, args.k_split,
-                args.m_rounds, args.min_blocks, args.lane, args.lane_groups, args.lane_stages,
-                args.lane_wgmma, args.lane_tma, args.lane_tap_split, args.lane_exchange_own,
-                args.lane_stack, args.f23, args.f23_stages, args.f23_c_split,
-                args.f23_persist, args.f23_stream_k, args.f23_compact_rows,
-                args.f23_row_pairs)
+    """The space's axes from --family, --m and --axis (parsed once, before any output)."""
+    if getattr(args, "axes", None) is None:
+        args.axes = Axes.parse(args.family, args.m, args.axis)
+    return args.axes
 
 
 def _workload(args: argparse.Namespace, shape: str, dtype: str,
@@ -213,7 +148,7 @@ def _workload(args: argparse.Namespace, shape: str, dtype: str,
     best searches every m unless --m."""
     accum = args.accum or ACCUMULATORS[dtype][0]
     return Conv2dWorkload.parse_shape(shape, dtype=dtype, accum=accum,
-                                      m=m or default_tile_size(dtype, accum),
+                                      m=m or 2,
                                       epilogue=parse_epilogue(args.epilogue), out=args.out_dtype)
 
 
@@ -243,10 +178,11 @@ def _plan(args: argparse.Namespace, limits: DeviceLimits) -> tuple[list[Candidat
         logged = {r.key for r in read_records(args.skip_logged)
                   if device_matches(limits.name, r.device)}
     chosen, searches = [], []
+    axes = _axes(args)
     for wl in _workloads(args):
-        space, refused = config_space(wl, limits, _axes(args))
+        space, refused = config_space(wl, limits, axes)
         space = [c for c in space if c.key not in logged]
-        always = [c for c in baselines(wl, limits, _axes(args)) if c.key not in logged]
+        always = [c for c in baselines(wl, limits, axes) if c.key not in logged]
         picked, strategy = select(space, args.trials, args.seed, always)
         print(f"{_label(wl)}: {len(space)} configs after pruning "
               f"(refused: {dict(refused)}); {strategy}: {len(picked)}")
@@ -270,8 +206,8 @@ def cmd_space(args: argparse.Namespace) -> int:
 
 
 def _build(args: argparse.Namespace, limits: DeviceLimits, arch: str) -> None:
-    from ..artifact import commit_id  # imports TVM, as does the builder
-    from .builder import build_batch
+    from ..commit import commit_id
+    from .builder import build_batch  # the pkf family's candidates import TVM
 
     candidates, searches = _plan(args, limits)
     entries = build_batch(candidates, args.out, arch, args.jobs)
@@ -361,6 +297,8 @@ COMMANDS = {"space": cmd_space, "build": cmd_build, "measure": cmd_measure, "run
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
+        if hasattr(args, "axis"):
+            _axes(args)  # a mistake in --family/--axis is reported before the device line
         return COMMANDS[args.command](args)
     except WinoError as exc:
         print(f"error: {exc}", file=sys.stderr)

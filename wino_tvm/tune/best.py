@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, replace
+import dataclasses
+from dataclasses import asdict
 from pathlib import Path
 
-from ..config import KernelConfig
+from ..device import device_matches
 from ..errors import WinoError
-from ..workload import Conv2dWorkload, epilogue_text
-from .device import device_matches
+from ..kernels import FamilyConfig
+from ..math.tolerance import within_bar
+from ..workload import Conv2dWorkload, epilogue_text, resolve_output
 from .records import Record, read_records
+
+# m a build takes from a log unless asked for another: F(2x2) and F(2, 3), within the bar.
+DEFAULT_M = 2
 
 
 def matching(
@@ -18,10 +23,12 @@ def matching(
     device_name: str,
     m: int | None = None,
     fusion: str | None = None,
+    accurate: bool = False,
 ) -> list[Record]:
     """Correct, timed records of wl's shape, dtype, accumulator, epilogue and y on device_name whose
     config the code still takes for wl (a rule added after a record was logged drops it); m and
-    fusion restrict them when given (wl.m is not used: m=None searches every tile size)."""
+    fusion restrict them when given (wl.m is not used: m=None searches every tile size);
+    accurate keeps only schemes within the dtype's accuracy bar (math/tolerance.py)."""
     return [
         r
         for r in records
@@ -32,7 +39,8 @@ def matching(
         and device_matches(device_name, r.device)
         and m in (None, r.m)
         and fusion in (None, r.fusion)
-        and not r.kernel_config().problems(replace(wl, m=r.m))
+        and not (accurate and not within_bar(dataclasses.replace(wl, m=r.m)))
+        and not r.kernel_config().problems(dataclasses.replace(wl, m=r.m))
     ]
 
 
@@ -47,22 +55,50 @@ def latest(records: list[Record]) -> list[Record]:
 
 
 def best_config(
-    log: Path,
+    log: Path | list[Record],
     wl: Conv2dWorkload,
     device_name: str,
     m: int | None = None,
     fusion: str | None = None,
-) -> tuple[KernelConfig, dict] | None:
+    accurate: bool = False,
+) -> tuple[FamilyConfig, dict] | None:
     """(config, record as a dict) of the fastest correct latest record (latest()), or None when
     the log has no record for this workload and device. The record's "m" is the tile size to
-    build with.
+    build with. log is a path or its records, read once by the caller.
 
     device_name is the driver's name ('NVIDIA H100 80GB HBM3') or any part of it ('h100').
     """
-    if not log.is_file():
-        raise WinoError(f"tuning log {log} not found")
-    candidates = matching(latest(read_records(log)), wl, device_name, m, fusion)
+    if isinstance(log, Path):
+        if not log.is_file():
+            raise WinoError(f"tuning log {log} not found")
+        log = read_records(log)
+    candidates = matching(latest(log), wl, device_name, m, fusion, accurate)
     if not candidates:
         return None
     best = min(candidates, key=lambda r: r.median_us)
     return best.kernel_config(), asdict(best)
+
+
+def best_for_build(
+    log: Path, probe: Conv2dWorkload, device_name: str, m: int | None
+) -> tuple[tuple[Conv2dWorkload, FamilyConfig], dict, str] | None:
+    """The build's pick: the best record of probe at m (default 2, within every dtype's accuracy
+    bar), else of probe with its dtype's default y, else without the epilogue.
+    ((workload, config), record, what the pick differs in ('' for probe itself)), or None."""
+    default_y = resolve_output(probe.dtype, "")
+    lookups = [probe] + ([dataclasses.replace(probe, out=default_y)]
+                         if probe.out != default_y else [])
+    if probe.epilogue:
+        lookups += [dataclasses.replace(lookup, epilogue=()) for lookup in lookups]
+    records = read_records(log) if log.is_file() else None
+    if records is None:
+        raise WinoError(f"tuning log {log} not found")
+    for lookup in lookups:
+        found = best_config(records, lookup, device_name, m=m or DEFAULT_M)
+        if found is not None:
+            cfg, record = found
+            instead = " and ".join(
+                ([f"an {lookup.out} y"] if lookup.out != probe.out else [])
+                + (["no epilogue"] if lookup.epilogue != probe.epilogue else []))
+            return (dataclasses.replace(probe, m=record["m"]), cfg), record, instead
+    return None

@@ -9,8 +9,9 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
-from ..artifact import CONFIG_FILE, build_artifact, commit_id
-from ..config import DeviceLimits
+from ..artifact import CONFIG_FILE, build_artifact
+from ..commit import commit_id
+from ..device import DeviceLimits
 from ..harness import PROGRAM_FILE
 from .manifest import Entry, Manifest
 from .space import Candidate
@@ -84,7 +85,7 @@ def build_batch(
 
 def build_plan(candidates: list[Candidate], batch: Path, device: DeviceLimits,
                prefix: str | None = None, arch: str = "sm_90", jobs: int = 2) -> list[Entry]:
-    """A result folder's plan (bench/results/*/plan.py): candidates built under batch, then
+    """An experiment's plan (its plan.py; docs/experiments.md): candidates built under batch, then
     either every artifact folder there renamed prefix + name (one side of a same-run A/B,
     `python -m wino_tvm.batch`), or, without prefix, the manifest `tune measure` reads."""
     print(f"{len(candidates)} candidates", flush=True)

@@ -17,9 +17,9 @@ from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..device import Gpu
 from ..errors import WinoError
 from ..runner import compile_program, run_program
-from .device import Gpu
 from .manifest import Entry, Manifest
 from .records import Record, append_record, candidate_record, read_records
 

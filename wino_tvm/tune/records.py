@@ -12,8 +12,8 @@ from dataclasses import asdict, dataclass, fields
 from datetime import UTC, datetime
 from pathlib import Path
 
-from ..config import KernelConfig
 from ..errors import WinoError
+from ..kernels import FamilyConfig, parse_config
 from ..workload import epilogue_text, resolve_output
 from .space import Candidate
 
@@ -70,8 +70,8 @@ class Record:
             self.status == "ok" and self.median_us is not None and math.isfinite(self.median_us)
         )
 
-    def kernel_config(self) -> KernelConfig:
-        return KernelConfig.parse(self.config)[1]
+    def kernel_config(self) -> FamilyConfig:
+        return parse_config(self.config)[1]
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))

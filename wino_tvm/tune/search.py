@@ -1,5 +1,5 @@
 """Which candidates to measure: all of a pruned space, or a seeded sample spread over its
-structural families. TVM-free."""
+structures. TVM-free."""
 
 from __future__ import annotations
 
@@ -8,13 +8,14 @@ import itertools
 import random
 from collections import defaultdict
 
-from ..config import DeviceLimits, KernelConfig
+from ..device import DeviceLimits
+from ..kernels.pkf import FAMILY as PKF
 from ..workload import Conv2dWorkload
-from .space import DEFAULT_AXES, Axes, Candidate, shared_memory, tile_sizes, wmma_divisibility
+from .space import DEFAULT_AXES, Axes, Candidate, legality, shared_memory
 
-# What `python -m wino_tvm.build` builds without knob flags: the reference a session's gain is
+# The paper's PKF-Shmem-16 (the pkf family's default): the reference a session's gain is
 # measured against.
-BASELINE = KernelConfig(fusion="shmem")
+BASELINE = PKF.Config(fusion="shmem")
 
 
 def baselines(
@@ -22,21 +23,23 @@ def baselines(
 ) -> list[Candidate]:
     """BASELINE for each of the axes' m where it can run at all, even where the performance
     rules (SM fill, registers, L2) pruned it: the comparison needs it measured."""
+    if PKF.name not in axes.families:
+        return []
     out = []
-    for m in tile_sizes(wl, axes):
+    for m in (m for m in axes.m if m in PKF.tile_sizes(wl)):
         wl_m = dataclasses.replace(wl, m=m)
-        if not (wmma_divisibility(wl_m, BASELINE, device) or shared_memory(wl_m, BASELINE, device)):
+        if not (legality(wl_m, BASELINE, device) or shared_memory(wl_m, BASELINE, device)):
             out.append(Candidate(wl_m, BASELINE))
     return out
 
 
-def family(cand: Candidate) -> tuple[int, str, bool, bool, bool, bool, bool]:
-    """How a kernel is built: m, fusion, persistent blocks, U in shared memory, one channel
-    chunk (tb_k = C), the lane layout, the F(2, 3) kernel. Within a family configs differ in
-    tile sizes and small knobs."""
+def structure(cand: Candidate) -> tuple:
+    """How a kernel is built: its family, m, fusion, persistent blocks, U in shared memory,
+    one channel chunk (tb_k = C). Within one structure configs differ in tile sizes and small
+    knobs."""
     cfg = cand.cfg
-    return (cand.wl.m, cfg.fusion, cfg.persist, cfg.u_smem, cfg.tb_k == cand.wl.c, cfg.lane,
-            cfg.f23)
+    return (cfg.FAMILY, cand.wl.m, cfg.fusion, getattr(cfg, "persist", False),
+            getattr(cfg, "u_l2", False), getattr(cfg, "tb_k", 0) == cand.wl.c)
 
 
 def select(
@@ -44,7 +47,7 @@ def select(
 ) -> tuple[list[Candidate], str]:
     """(candidates, strategy): `always` plus the whole space when both fit the trial budget
     ("exhaustive"), else `always` plus a seeded sample up to the budget that takes one random
-    config of each family in turn ("stratified"), so that no family goes unmeasured while the
+    config of each structure in turn ("stratified"), so that none goes unmeasured while the
     budget lasts."""
     if trials <= 0:
         raise ValueError(f"trial budget {trials} must be positive")
@@ -52,13 +55,13 @@ def select(
     rest = [c for c in space if c not in always]
     if len(always) + len(rest) <= trials:
         return always + rest, "exhaustive"
-    # A uniform sample follows the families' sizes: the persistent C = 128 configs (30 of ~770)
-    # went unmeasured until a sweep found them 1.18-1.39x faster (bench/results/h100/
-    # tune_one_chunk/).
+    # A uniform sample follows the structures' sizes: the persistent C = 128 configs (30 of
+    # ~770) went unmeasured until a sweep found them 1.18-1.39x faster (experiments:
+    # tune_one_chunk).
     rng = random.Random(seed)
     families = defaultdict(list)
     for cand in rest:
-        families[family(cand)].append(cand)
+        families[structure(cand)].append(cand)
     pools = [rng.sample(members, len(members)) for members in families.values()]
     rng.shuffle(pools)
     turns = (c for turn in itertools.zip_longest(*pools) for c in turn if c is not None)

@@ -1,4 +1,5 @@
-"""The config space of one workload on one device, pruned by the paper's section 4.3 rules.
+"""The config space of one workload on one device: every family's knob axes, pruned by the
+paper's section 4.3 rules.
 
 Each rule is a named function (wl, cfg, device) -> reason | None, so a test (and `tune space`)
 can show what each one refuses. TVM-free.
@@ -7,23 +8,16 @@ can show what each one refuses. TVM-free.
 from __future__ import annotations
 
 import dataclasses
-import itertools
 from collections import Counter
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 
-from ..config import (
-    ELEMENT_BYTES,
-    F23_STAGES,
-    FRAGMENTS,
-    FUSIONS,
-    MAX_THREAD_REGISTERS,
-    OT_CHANNELS,
-    DeviceLimits,
-    KernelConfig,
-    artifact_name,
-)
-from ..workload import Conv2dWorkload, epilogue_text, parse_epilogue, supported_tile_sizes
+from ..artifact import artifact_name
+from ..device import MAX_THREAD_REGISTERS, DeviceLimits
+from ..errors import WinoError
+from ..kernels import FAMILIES, FamilyConfig, family, parse_config
+from ..kernels.pkf.config import FRAGMENTS
+from ..workload import BYTES, Conv2dWorkload, epilogue_text, parse_epilogue
 
 # A thread has at most 255 registers; the A/B operand fragments, pointers and loop indices need
 # about 60 of them, so accumulators beyond 192 (24 fp32 fragments) spill to local memory.
@@ -32,14 +26,14 @@ ACCUM_REGISTER_CAP = 192
 
 @dataclass(frozen=True)
 class Candidate:
-    """One point of the space: the workload (with its tile size m) and the kernel config."""
+    """One point of the space: the workload (with its tile size m) and the family config."""
 
     wl: Conv2dWorkload
-    cfg: KernelConfig
+    cfg: FamilyConfig
 
     @property
     def name(self) -> str:
-        """Folder name: '<workload key>-<config name>[-<epilogue ops>]' (config.artifact_name)."""
+        """Folder name: '<workload key>-<config name>[-<epilogue ops>]' (artifact_name)."""
         return artifact_name(self.wl, self.cfg)
 
     @property
@@ -52,7 +46,7 @@ class Candidate:
                          out: str = "") -> Candidate:
         """Inverse of (wl.shape_dict(), cfg.name(wl), epilogue_text(wl.epilogue), wl.out): the
         config name carries dtype, accum, m; out "" is the dtype's default y."""
-        meta, cfg = KernelConfig.parse(config)
+        meta, cfg = parse_config(config)
         dims = {k.lower(): v for k, v in shape.items()}
         wl = Conv2dWorkload(**dims, dtype=meta["dtype"], m=meta["m"], accum=meta["accum"],
                             epilogue=parse_epilogue(epilogue), out=out)
@@ -61,123 +55,97 @@ class Candidate:
 
 @dataclass(frozen=True)
 class Axes:
-    """The values each knob takes before pruning."""
+    """What the space spans: the families, the Winograd m values, and per family the knob
+    values that override its knob table's default axes."""
 
+    families: tuple[str, ...] = tuple(FAMILIES)
     m: tuple[int, ...] = (2, 4)
-    tb_m: tuple[int, ...] = (8, 16, 32, 64, 128)
-    tb_n: tuple[int, ...] = (8, 16, 32, 64, 128)
-    tb_k: tuple[int, ...] = (16, 32, 64, 128)
-    fragments: tuple[tuple[int, int, int], ...] = FRAGMENTS
-    fusions: tuple[str, ...] = FUSIONS
-    # 16-byte copies are legal for every tb_k (a row is >= 16 bytes) and narrower ones only add
-    # instructions, so vec is not tuned by default.
-    vec: tuple[int, ...] = (16,)
-    # The row offset changes which banks the WMMA loads of a fragment's rows hit.
-    pad: tuple[int, ...] = (0, 16)
-    # Stage U in shared memory, or load the B fragments from global memory (L2): more blocks
-    # per SM against L2 latency; which wins depends on dtype and shape (docs/perf-notes.md).
-    u_smem: tuple[bool, ...] = (True, False)
-    # The full kernel with one channel chunk: U staged once per block, blocks loop over tiles
-    # (KernelConfig.can_persist; elsewhere refused as illegal).
-    persist: tuple[bool, ...] = (False, True)
-    # Warp groups sharing U in a persistent block; more than one only with persist (refused
-    # elsewhere), as many as the shared memory holds (shared_memory refuses the rest).
-    groups: tuple[int, ...] = (1, 2, 3, 4)
-    # Adjacent channels per OTrans thread: 2 vectorises its M loads and y stores, and can cost
-    # a block per SM in registers (bench/results/h100/ot_pairs_ab/).
-    ot_channels: tuple[int, ...] = OT_CHANNELS
-    # Warp groups of a persistent m=2 block sharing each tile block, one channel block each
-    # (refused elsewhere, and beyond the shared memory).
-    k_split: tuple[int, ...] = (1, 2, 4)
-    # Rounds of the full kernel's M staging (refused elsewhere): a 1 / m_rounds M slice. Four
-    # rounds were never faster than two on the H100 (bench/results/h100/m_rounds_ab/).
-    m_rounds: tuple[int, ...] = (1, 2)
-    # Blocks per SM the full kernel's __launch_bounds__ asks for (0: none): fewer registers,
-    # maybe spills. Off by default (the H100 A/Bs: bench/results/h100/m_rounds_ab/, min_blocks_ab/).
-    min_blocks: tuple[int, ...] = (0,)
-    # The lane-layout full kernel beside the WMMA ones (KernelConfig.lane; fp16, m=2): tb_n from
-    # tb_n (channels per warp), k_split from k_split (warps per tile group), tile groups per
-    # block from lane_groups, tb_k (channels per staged input chunk) from tb_k, patch buffers
-    # from lane_stages, wgmma or mma.sync from lane_wgmma and TMA or cp.async patch copies from
-    # lane_tma (both need an sm_90 GPU, so they are opt-in), warps per channel slice from
-    # lane_tap_split, the tap split's exchange in memory of its own from lane_exchange_own
-    # (opt-in; the rules refuse it without the split), the tile groups stacked on one patch
-    # from lane_stack (opt-in; TMA and 4 groups only); the rest is fixed. Only where the fusions
-    # include full (a full kernel).
-    lane: tuple[bool, ...] = (False, True)
-    lane_groups: tuple[int, ...] = (1, 2, 3, 4, 6, 8, 10, 12)
-    lane_stages: tuple[int, ...] = (2, 3)
-    lane_wgmma: tuple[bool, ...] = (False,)
-    lane_tma: tuple[bool, ...] = (False,)
-    lane_tap_split: tuple[int, ...] = (1, 2)
-    lane_exchange_own: tuple[bool, ...] = (False,)
-    lane_stack: tuple[bool, ...] = (False,)
-    # The F(2, 3) kernel (KernelConfig.f23; fp16 or int8 with fp32 accumulators, m=2, sm_90 GPUs, so
-    # opt-in) with each of f23_stages input buffers per warpgroup, each of f23_c_split blocks
-    # per cluster sharing the C loop, persistent blocks or not (f23_persist; the problems
-    # refuse both at once), their stream-K schedule or not (f23_stream_k, persistent only),
-    # compact GEMM rows or padded ones (f23_compact_rows) and rows in pairs or not
-    # (f23_row_pairs); its tiles are fixed. Only where the fusions include full.
-    f23: tuple[bool, ...] = (False,)
-    f23_stages: tuple[int, ...] = F23_STAGES
-    # (cs4 lost everywhere in tune_csplit/: not offered by default)
-    f23_c_split: tuple[int, ...] = (1, 2)
-    f23_persist: tuple[bool, ...] = (False, True)
-    f23_stream_k: tuple[bool, ...] = (False, True)
-    f23_compact_rows: tuple[bool, ...] = (False, True)
-    f23_row_pairs: tuple[bool, ...] = (False, True)
+    knobs: dict[str, dict[str, tuple]] = field(default_factory=dict)
 
-    def configs(self) -> Iterator[KernelConfig]:
-        for (tbm, tbn, tbk, frag, fusion, vec, pad, u_smem, persist, groups,
-             ot_channels, k_split, m_rounds, min_blocks) in itertools.product(
-            self.tb_m, self.tb_n, self.tb_k, self.fragments, self.fusions, self.vec, self.pad,
-            self.u_smem, self.persist, self.groups, self.ot_channels, self.k_split,
-            self.m_rounds, self.min_blocks,
-        ):
-            yield KernelConfig(tbm, tbn, tbk, *frag, fusion, vec, pad, u_smem, persist, groups,
-                               ot_channels, k_split, m_rounds, min_blocks)
-        if "full" not in self.fusions:
-            return
-        if True in self.f23:
-            yield from itertools.starmap(KernelConfig.f23_config, itertools.product(
-                self.f23_stages, self.f23_c_split, self.f23_persist, self.f23_stream_k,
-                self.f23_compact_rows, self.f23_row_pairs))
-        if True not in self.lane:
-            return
-        for (tbn, tbk, k_split, groups, stages, wgmma, tap_split, tma, exchange_own,
-             stack) in itertools.product(
-                self.tb_n, self.tb_k, self.k_split, self.lane_groups, self.lane_stages,
-                self.lane_wgmma, self.lane_tap_split, self.lane_tma, self.lane_exchange_own,
-                self.lane_stack):
-            yield KernelConfig.lane_config(tbn, tbk, groups, k_split, stages, wgmma, tap_split,
-                                           tma, exchange_own, stack)
+    def __post_init__(self) -> None:
+        for name in self.families:
+            family(name)
+        for name, knobs in self.knobs.items():
+            config = family(name).Config
+            for knob in knobs:
+                if knob not in config.KNOBS:
+                    raise WinoError(f"--axis {name}.{knob}: the {name} family has no knob "
+                                    f"{knob!r}; its knobs: {', '.join(config.KNOBS)}")
+
+    @classmethod
+    def parse(cls, families: str, m: tuple[int, ...], settings: Iterable[str]) -> Axes:
+        """--family a,b and --axis [FAMILY.]KNOB=V1,V2 (a knob without a family: every family
+        of the list that has it, each value checked against each one's domain). A mistake is
+        a WinoError of one line that names the --axis item."""
+        names = tuple(dict.fromkeys(families.split(","))) if families else tuple(FAMILIES)
+        unknown = [name for name in names if name not in FAMILIES]
+        if unknown:
+            raise WinoError(f"--family {families}: unknown kernel family {unknown[0]!r}: choose "
+                            f"from {', '.join(FAMILIES)}")
+        knobs: dict[str, dict[str, tuple]] = {}
+        for item in settings:
+            key, sep, values = item.partition("=")
+            fam, dot, knob = key.strip().rpartition(".")
+            knob = knob.replace("-", "_")
+            if not sep or not knob or not values.strip():
+                raise WinoError(f"--axis {item!r}: expected [FAMILY.]KNOB=V1,V2, e.g. "
+                                "lane.wgmma=0,1")
+            if dot:
+                if fam not in FAMILIES:
+                    raise WinoError(f"--axis {item!r}: unknown kernel family {fam!r}: choose "
+                                    f"one of {', '.join(FAMILIES)}")
+                if fam not in names:
+                    raise WinoError(f"--axis {item!r}: the {fam} family is not in --family "
+                                    f"{','.join(names)}")
+                targets = [fam]
+            else:
+                targets = [n for n in names if knob in family(n).Config.KNOBS]
+                if not targets:
+                    raise WinoError(f"--axis {item!r}: no family of {', '.join(names)} has a "
+                                    f"knob {knob!r}")
+            for name in targets:
+                spec = family(name).Config.KNOBS.get(knob)
+                if spec is None:
+                    raise WinoError(f"--axis {item!r}: the {name} family has no knob {knob!r}; "
+                                    f"its knobs: {', '.join(family(name).Config.KNOBS)}")
+                try:
+                    parsed = tuple(dict.fromkeys(spec.parse(v.strip())
+                                                 for v in values.split(",")))
+                except WinoError as exc:
+                    raise WinoError(f"--axis {item!r}: the {name} family's {exc}") from None
+                knobs.setdefault(name, {})[knob] = parsed
+        return cls(names, m, knobs)
 
 
 DEFAULT_AXES = Axes()
-Rule = Callable[[Conv2dWorkload, KernelConfig, DeviceLimits], str | None]
+Rule = Callable[[Conv2dWorkload, FamilyConfig, DeviceLimits], str | None]
 
 
-def wmma_divisibility(wl: Conv2dWorkload, cfg: KernelConfig, device: DeviceLimits) -> str | None:
-    """WMMA shape, C/K/tile divisibility, vec, pad and persist legality (KernelConfig.problems)."""
+def legality(wl: Conv2dWorkload, cfg: FamilyConfig, device: DeviceLimits) -> str | None:
+    """The family's own checks: knob domains and requirements, divisibility, shapes; and
+    sm_90a instructions (wgmma, TMA: every f23 config) only for an sm_90 device, now that the
+    families that use them are in the default space. (Shared memory is the next rule's.)"""
     problems = cfg.problems(wl)
+    if not problems and cfg.needs_sm90a and device.sm != 90:
+        problems = cfg.device_problems(wl, device)  # the sm_90a problem comes first
     return "; ".join(problems) if problems else None
 
 
-def shared_memory(wl: Conv2dWorkload, cfg: KernelConfig, device: DeviceLimits) -> str | None:
-    """The block's padded V and U slices must fit the opt-in shared memory per block."""
+def shared_memory(wl: Conv2dWorkload, cfg: FamilyConfig, device: DeviceLimits) -> str | None:
+    """The block's shared memory must fit the opt-in shared memory per block."""
     smem = cfg.smem_bytes(wl)
     if smem > device.smem_per_block:
         return f"shared memory {smem} B > {device.smem_per_block} B per block"
     return None
 
 
-def l2_residency(wl: Conv2dWorkload, cfg: KernelConfig, device: DeviceLimits) -> str | None:
+def l2_residency(wl: Conv2dWorkload, cfg: FamilyConfig, device: DeviceLimits) -> str | None:
     """llc only: the V slices of the resident blocks, Ve*alpha^2*TB_M*TB_K*min(N_TB, N_SM),
     must stay in L2 until the BGEMM reads them back."""
     if cfg.fusion != "llc":
         return None
     resident = min(cfg.blocks(wl), device.sms)
-    need = ELEMENT_BYTES[wl.dtype] * wl.alpha**2 * cfg.tb_m * cfg.tb_k * resident
+    need = BYTES[wl.dtype] * wl.alpha**2 * cfg.tb_m * cfg.tb_k * resident
     if need > device.l2_bytes:
         return f"llc working set {need} B > L2 {device.l2_bytes} B"
     return None
@@ -191,13 +159,12 @@ def max_blocks(wl: Conv2dWorkload) -> int:
     )
 
 
-def sm_fill(wl: Conv2dWorkload, cfg: KernelConfig, device: DeviceLimits) -> str | None:
+def sm_fill(wl: Conv2dWorkload, cfg: FamilyConfig, device: DeviceLimits) -> str | None:
     """N_TB >= N_SM, so that no SM idles; a workload too small for that with any tiling needs
-    only as many blocks as its finest tiling gives (else its space would be empty). The F(2, 3)
-    kernel has one tiling, so nothing finer to prefer (its 108 blocks at N=32 14^2 were its
-    fastest against cuDNN: bench/results/h100/f23_wgmma/ run 9); more blocks through its C
-    split are a tuned knob, a loss except where SMs idle (bench/results/h100/tune_csplit/)."""
-    if cfg.f23:
+    only as many blocks as its finest tiling gives (else its space would be empty). The f23
+    family has one tiling, so nothing finer to prefer (its 108 blocks at N=32 14^2 were its
+    fastest against cuDNN); more blocks through its C split are a tuned knob."""
+    if cfg.FAMILY == "f23":
         return None
     need = min(device.sms, max_blocks(wl))
     if cfg.blocks(wl) < need:
@@ -206,11 +173,13 @@ def sm_fill(wl: Conv2dWorkload, cfg: KernelConfig, device: DeviceLimits) -> str 
 
 
 def accumulator_registers(
-    wl: Conv2dWorkload, cfg: KernelConfig, device: DeviceLimits
+    wl: Conv2dWorkload, cfg: FamilyConfig, device: DeviceLimits
 ) -> str | None:
-    """A warp keeps alpha*(tb_m/frag_m)*(tb_n/frag_n) accumulator fragments live (all alpha_h
-    rows of its tap column); their registers must stay under ACCUM_REGISTER_CAP, less what a
-    block of more than 256 threads (warp groups) takes from each thread's 255."""
+    """The TVM family's warp keeps alpha*(tb_m/frag_m)*(tb_n/frag_n) accumulator fragments live
+    (all alpha_h rows of its tap column); their registers must stay under ACCUM_REGISTER_CAP,
+    less what a block of more than 256 threads (warp groups) takes from each thread's 255."""
+    if cfg.FAMILY != "pkf":
+        return None
     frags = cfg.accumulator_fragments(wl)
     regs = cfg.accumulator_registers(wl)
     cap = ACCUM_REGISTER_CAP - (MAX_THREAD_REGISTERS - cfg.thread_registers(wl))
@@ -220,13 +189,11 @@ def accumulator_registers(
 
 
 # Order matters only for which reason a config is counted under (the first that refuses it);
-# divisibility comes first because the other rules assume a legal tiling.
-RULES: tuple[Rule, ...] = (
-    wmma_divisibility, shared_memory, l2_residency, sm_fill, accumulator_registers,
-)
+# legality comes first because the other rules assume a legal config.
+RULES: tuple[Rule, ...] = (legality, shared_memory, l2_residency, sm_fill, accumulator_registers)
 
 
-def refusal(wl: Conv2dWorkload, cfg: KernelConfig, device: DeviceLimits) -> tuple[str, str] | None:
+def refusal(wl: Conv2dWorkload, cfg: FamilyConfig, device: DeviceLimits) -> tuple[str, str] | None:
     """(rule name, reason) of the first rule that refuses cfg, or None when it is in the space."""
     for rule in RULES:
         reason = rule(wl, cfg, device)
@@ -236,8 +203,9 @@ def refusal(wl: Conv2dWorkload, cfg: KernelConfig, device: DeviceLimits) -> tupl
 
 
 def tile_sizes(wl: Conv2dWorkload, axes: Axes) -> tuple[int, ...]:
-    """The axes' m values wl's dtype and accumulator support (supported_tile_sizes)."""
-    return tuple(m for m in axes.m if m in supported_tile_sizes(wl.dtype, wl.accum))
+    """The axes' m values that some family of the axes takes for wl's dtype and accumulator."""
+    taken = {m for name in axes.families for m in family(name).tile_sizes(wl)}
+    return tuple(m for m in axes.m if m in taken)
 
 
 def config_space(
@@ -247,12 +215,14 @@ def config_space(
     many each rule refused."""
     kept: list[Candidate] = []
     refused: Counter[str] = Counter()
-    for m in tile_sizes(wl, axes):
-        wl_m = dataclasses.replace(wl, m=m)
-        for cfg in axes.configs():
-            verdict = refusal(wl_m, cfg, device)
-            if verdict is None:
-                kept.append(Candidate(wl_m, cfg))
-            else:
-                refused[verdict[0]] += 1
+    for name in axes.families:
+        fam = family(name)
+        for m in (m for m in axes.m if m in fam.tile_sizes(wl)):
+            wl_m = dataclasses.replace(wl, m=m)
+            for cfg in fam.space(wl_m, axes.knobs.get(name, {})):
+                verdict = refusal(wl_m, cfg, device)
+                if verdict is None:
+                    kept.append(Candidate(wl_m, cfg))
+                else:
+                    refused[verdict[0]] += 1
     return kept, refused
