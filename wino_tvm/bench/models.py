@@ -1,0 +1,272 @@
+"""The model benchmark: real models in fp16 and channels_last, as PyTorch runs them (cuDNN)
+and converted by wino_tvm.convert, in one process on one GPU (PyTorch; GPU side).
+
+python -m wino_tvm.bench.models --out bench/h200/models [--models vgg16_n1,edsr_x2_360p]
+    [--mode verify|autotune] [--record tuning_logs/h200.jsonl] [--iters 50]
+
+Per model: eager and CUDA-graph latency of both, the speedup, the layers converted and their
+share of the time, the output's difference from a float32 run (rel L2; PSNR for images). Per
+converted layer, its kernel against cuDNN on the same inputs. Writes models.jsonl, models.md
+and models.png to --out; progress goes to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import math
+import statistics
+import sys
+import traceback
+from pathlib import Path
+
+import torch
+
+from .. import nn as wino_nn
+from ..commit import commit_id
+from ..runtime import cache
+from ..runtime.choice import Policy
+from ..runtime.dispatch import device_of
+from ..runtime.layer import ConvKernel
+from ..runtime.select import TIMING, Trial, cudnn_call, pool, timer, wino_call
+from ..workload import Conv2dWorkload
+from .zoo import CASES, Case, randomise
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def time_calls(call, iters: int, warmup: int = 3) -> float:
+    """Median ms of call() by CUDA events, after warm-up."""
+    for _ in range(warmup):
+        call()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(iters):
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        call()
+        stop.record()
+        torch.cuda.synchronize()
+        times.append(start.elapsed_time(stop))
+    return statistics.median(times)
+
+
+def graphed(model: torch.nn.Module, x: torch.Tensor):
+    """model(x) captured in a CUDA graph (after a warm-up on a side stream): its replay."""
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        for _ in range(2):
+            model(x)
+    torch.cuda.current_stream().wait_stream(stream)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        out = model(x)
+    return graph.replay, out
+
+
+def accuracy(y: torch.Tensor, ref: torch.Tensor, image: bool) -> dict:
+    """rel L2 against the float32 run, and for images the PSNR with the reference's range as
+    the peak (random weights give no fixed pixel range)."""
+    y, ref = y.double(), ref.double()
+    finite = bool(torch.isfinite(y).all())
+    err = float(((y - ref) ** 2).sum().sqrt() / (ref**2).sum().sqrt()) if finite else math.inf
+    out = {"rel_l2_vs_fp32": err, "finite": finite}
+    if image:
+        mse = float(((y - ref) ** 2).mean())
+        peak = float(ref.max() - ref.min())
+        out["psnr_db"] = 10 * math.log10(peak**2 / mse) if mse > 0 and finite else math.inf
+    return out
+
+
+def model_input(case: Case) -> torch.Tensor:
+    gen = torch.Generator(device="cuda").manual_seed(1)
+    x = torch.rand(case.input_shape, generator=gen, device="cuda")
+    return x if case.name.startswith("edsr") else x * 2 - 1
+
+
+def prebuild(base: torch.nn.Module, converted: torch.nn.Module, x: torch.Tensor,
+             policy: Policy) -> None:
+    """Every library the converted layers' decisions will time, built in parallel first (a
+    decision builds only its own candidates)."""
+    limits, arch = device_of(0)
+    shapes: dict[str, tuple] = {}
+    hooks = [module.register_forward_hook(
+        lambda mod, inputs, out, name=name: shapes.__setitem__(name, tuple(inputs[0].shape)))
+        for name, module in base.named_modules() if isinstance(module, torch.nn.Conv2d)]
+    base(x)
+    for hook in hooks:
+        hook.remove()
+    todo = {}
+    for name, module in converted.named_modules():
+        if isinstance(module, wino_nn.Conv2d) and name in shapes:
+            n, c, h, w = shapes[name]
+            layer = Conv2dWorkload(n, h, w, c, module.out_channels,
+                                   epilogue=module.epilogue())
+            for wl, cfg, _ in pool(layer, limits, policy):
+                todo[(wl, cfg.name(wl))] = (wl, cfg)
+    cache.build_all(todo.values(), arch)
+
+
+def layer_rows(name: str, converted: torch.nn.Module, arch: str, l2: int) -> list[dict]:
+    """Each converted layer's kernel against cuDNN on the same random inputs, in this run."""
+    rows = []
+    for layer, (n, h, w, ops), choice in wino_nn.choices(converted):
+        conv = converted.get_submodule(layer)
+        base = Conv2dWorkload(n, h, w, conv.in_channels, conv.out_channels, epilogue=ops)
+        trial = Trial.of(base, l2)
+        cudnn_us = timer().time(cudnn_call(trial, "relu" in ops), len(trial.xs),
+                                TIMING)["median_us"]
+        row = {"record": "layer", "model": name, "layer": layer, "workload": base.shape_dict(),
+               "epilogue": ",".join(ops), "kernel": choice.name, "reason": choice.reason,
+               "cudnn_us": cudnn_us}
+        if choice.config is not None:
+            kernel = ConvKernel(choice.wl, choice.config, arch, trial.w)
+            row["wino_us"] = timer().time(wino_call(kernel, trial), len(trial.xs),
+                                          TIMING)["median_us"]
+            row["speedup"] = cudnn_us / row["wino_us"]
+        rows.append(row)
+    return rows
+
+
+def run_case(case: Case, policy: Policy, iters: int) -> list[dict]:
+    limits, arch = device_of(0)
+    torch.backends.cudnn.benchmark = True
+    torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False
+    model = randomise(case.build()).eval()
+    x = model_input(case)
+    base = copy.deepcopy(model).cuda().half().to(memory_format=torch.channels_last)
+    converted = wino_nn.convert(copy.deepcopy(base), policy=policy, verbose=False)
+    log(f"{case.name}: " + wino_nn.format_report(converted.wino_report).splitlines()[0])
+    with torch.inference_mode():
+        ref = copy.deepcopy(model).cuda().float()(x)
+        x16 = x.half().contiguous(memory_format=torch.channels_last)
+        base_out = base(x16)
+        prebuild(base, converted, x16, policy)
+        conv_out = converted(x16)  # decides every layer's kernel (measured)
+        eager = {"torch": time_calls(lambda: base(x16), iters),
+                 "wino": time_calls(lambda: converted(x16), iters)}
+        graph_base, _ = graphed(base, x16)
+        graph_conv, _ = graphed(converted, x16)
+        graph = {"torch": time_calls(graph_base, iters), "wino": time_calls(graph_conv, iters)}
+        layers = layer_rows(case.name, converted, arch, limits.l2_bytes)
+    on_wino = [row for row in layers if "wino_us" in row]
+    share = sum(row["cudnn_us"] for row in on_wino) / (1e3 * eager["torch"])
+    summary = {
+        "record": "model", "model": case.name, "device": limits.name, "commit": commit_id(),
+        "torch": torch.__version__, "cudnn": torch.backends.cudnn.version(),
+        "input": list(case.input_shape), "mode": policy.mode,
+        "eager_ms": eager, "graph_ms": graph,
+        "speedup_eager": eager["torch"] / eager["wino"],
+        "speedup_graph": graph["torch"] / graph["wino"],
+        "conv_layers": len(converted.wino_report),
+        "converted": sum(row.converted for row in converted.wino_report),
+        "on_wino_kernels": len(on_wino),
+        "wino_layer_time_share": share,
+        "torch_fp16": accuracy(base_out.float(), ref, case.image),
+        "wino_fp16": accuracy(conv_out.float(), ref, case.image),
+    }
+    log(f"{case.name}: eager {eager['torch']:.3f} -> {eager['wino']:.3f} ms "
+        f"({summary['speedup_eager']:.2f}x), graph {graph['torch']:.3f} -> {graph['wino']:.3f} "
+        f"ms ({summary['speedup_graph']:.2f}x), {len(on_wino)} layers on wino-tvm kernels")
+    return [summary, *layers]
+
+
+def markdown(records: list[dict]) -> str:
+    models = [r for r in records if r["record"] == "model"]
+    lines = [f"# Model benchmark ({models[0]['device']}, commit {models[0]['commit']}, "
+             f"torch {models[0]['torch']}, cuDNN {models[0]['cudnn']})", "",
+             "fp16, channels_last, random weights; speedup = torch (cuDNN) time / converted "
+             "time, both in one process.", "",
+             "| model | eager ms torch / wino | speedup | graph ms torch / wino | speedup | "
+             "layers on wino / eligible / all | their share of torch time | rel L2 vs fp32 "
+             "torch / wino | PSNR dB torch / wino |", "|---|---|---|---|---|---|---|---|---|"]
+    for m in models:
+        psnr = (f"{m['torch_fp16']['psnr_db']:.1f} / {m['wino_fp16']['psnr_db']:.1f}"
+                if "psnr_db" in m["wino_fp16"] else "-")
+        lines.append(
+            f"| {m['model']} | {m['eager_ms']['torch']:.3f} / {m['eager_ms']['wino']:.3f} | "
+            f"{m['speedup_eager']:.2f}x | {m['graph_ms']['torch']:.3f} / "
+            f"{m['graph_ms']['wino']:.3f} | {m['speedup_graph']:.2f}x | {m['on_wino_kernels']}"
+            f" / {m['converted']} / {m['conv_layers']} | {100 * m['wino_layer_time_share']:.0f}% "
+            f"| {m['torch_fp16']['rel_l2_vs_fp32']:.1e} / {m['wino_fp16']['rel_l2_vs_fp32']:.1e}"
+            f" | {psnr} |")
+    lines += ["", "## Layers (each against cuDNN on the same inputs, this run)", "",
+              "| model | layer | N,H,W,C,K | epilogue | kernel | wino us | cuDNN us | speedup |",
+              "|---|---|---|---|---|---|---|---|"]
+    for r in (r for r in records if r["record"] == "layer"):
+        shape = ",".join(str(v) for v in r["workload"].values())
+        wino = f"{r['wino_us']:.1f}" if "wino_us" in r else "-"
+        speed = f"{r['speedup']:.2f}x" if "speedup" in r else "cuDNN"
+        lines.append(f"| {r['model']} | {r['layer']} | {shape} | {r['epilogue'] or '-'} | "
+                     f"{r['kernel']} | {wino} | {r['cudnn_us']:.1f} | {speed} |")
+    return "\n".join(lines) + "\n"
+
+
+def plot(records: list[dict], path: Path) -> None:
+    """Speedup per model (eager and graph), and each model's layers' speedups."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    models = [r for r in records if r["record"] == "model"]
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(10, 7))
+    names = [m["model"] for m in models]
+    xs = range(len(models))
+    top.bar([x - 0.2 for x in xs], [m["speedup_eager"] for m in models], 0.4, label="eager")
+    top.bar([x + 0.2 for x in xs], [m["speedup_graph"] for m in models], 0.4, label="CUDA graph")
+    top.axhline(1.0, color="black", linewidth=0.8)
+    top.set_xticks(list(xs), names, rotation=20, fontsize=8)
+    top.set_ylabel("speedup over cuDNN")
+    top.legend(fontsize=8)
+    for x, m in zip(xs, models, strict=True):
+        speeds = [r.get("speedup", 1.0) for r in records
+                  if r["record"] == "layer" and r["model"] == m["model"]]
+        bottom.scatter([x] * len(speeds), speeds, s=12)
+    bottom.axhline(1.0, color="black", linewidth=0.8)
+    bottom.set_xticks(list(xs), names, rotation=20, fontsize=8)
+    bottom.set_ylabel("layer speedup (1 = on cuDNN)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m wino_tvm.bench.models", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--models", default=",".join(c.name for c in CASES))
+    p.add_argument("--mode", default="verify", choices=("verify", "autotune"))
+    p.add_argument("--record", type=Path, help="append the autotune's measurements here")
+    p.add_argument("--iters", type=int, default=50)
+    args = p.parse_args(argv)
+    cases = {c.name: c for c in CASES}
+    unknown = [m for m in args.models.split(",") if m not in cases]
+    if unknown:
+        print(f"error: unknown models {unknown}: choose from {', '.join(cases)}", file=sys.stderr)
+        return 2
+    policy = Policy(mode=args.mode, record_to=args.record)
+    records = []
+    args.out.mkdir(parents=True, exist_ok=True)
+    failed = []
+    for name in args.models.split(","):
+        try:
+            records += run_case(cases[name], policy, args.iters)
+        except Exception:  # one model's failure is reported; the others still run
+            log(f"{name} failed:\n{traceback.format_exc()}")
+            failed.append(name)
+            continue
+        # after each model, so that a run cut short keeps what it measured
+        (args.out / "models.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+        (args.out / "models.md").write_text(markdown(records))
+        plot(records, args.out / "models.png")
+    log(f"wrote {args.out}/models.jsonl, models.md, models.png"
+        + (f"; failed: {', '.join(failed)}" if failed else ""))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
