@@ -1,8 +1,7 @@
-// Winograd F(2, 3) along w with wgmma: filled per workload and config by wino_tvm/f23.py
+// Winograd F(2, 3) along w with wgmma: filled per workload and config by wino_tvm/kernels/f23
 // ({{CONFIG}}). Not a TVM prototype: TVM 0.27's s_tir has no wgmma intrinsic, and the kernel's
 // point is one staged input patch whose V rows the MMA takes at three row offsets, one per
-// filter row (docs/perf-notes.md, "One-dimensional F(2, 3) with wgmma"; measured by hand first,
-// bench/results/h100/f23_wgmma/, then bench/results/h100/f23_rs/ for V in registers).
+// filter row (docs/families.md, "f23"; experiments: f23_wgmma, then f23_rs for V in registers).
 //
 // One-dimensional Winograd: a tile is 2 output pixels of one row; its 4 input pixels give
 // V_j = (B^T d)_j, j = 0..3. Filter row r of the 3x3 filter is one 1-D F(2, 3): U_jr = (G g_r)_j.
@@ -23,19 +22,20 @@
 // kPersist a resident block loops over tiles, its copies running on into the next tile while
 // it finishes this one; with kStreamK it takes a contiguous share of all tiles' chunks, a tile
 // split between blocks summed through a global workspace: see "Stream-K's split tiles" below,
-// bench/results/h100/tune_sk/) and loops over C in chunks of 16 channels (or over 1 / kSplits
+// experiments: tune_sk) and loops over C in chunks of 16 channels (or over 1 / kSplits
 // of C: a cluster of kSplits blocks along z splits the reduction, and the owner of each output adds
 // the others' partial sums through distributed shared memory before its epilogue). Its two
 // warpgroups (64 rows each) share only U:
 //   U's 12 (j, r) slices of a chunk (24 KB, contiguous in U): one bulk copy by thread 0 into a
 //   ring of 4 stages on mbarriers (`full` by bytes, `empty` by one arrival per warpgroup).
 //   Each warpgroup on its own, with its own named barrier (a block's warps waiting for each
-//   other's copies and transform twice a chunk cost more than U's traffic: f23_wgmma/ runs 6-9):
+//   other's copies and transform twice a chunk cost more than U's traffic; experiments:
+//   f23_wgmma, runs 6-9):
 //   cp.async: the chunk's input patch (the pixels of its 64 + 2T V rows), a ring of kXStages;
 //   per filter row r: transform, V_j of the rows r T below its own straight from the patch into
 //   the A registers wgmma takes from each thread; wgmma: 4 m64n64k16, A = V_j, B = U_jr from
 //   shared memory, one commit group (V never touches shared memory: its round trip was 64 of
-//   the 173 KB a chunk moved through it, f23_rs/).
+//   the 173 KB a chunk moved through it, experiments: f23_rs).
 // fp32 accumulators: 4 x 32 registers (M_0..M_3 of 2 rows x 16 channels per lane), then OTrans,
 // the epilogue relu(conv + bias + residual) in fp32 and 16-byte stores (KTrans permutes k so
 // that a lane's channels come in runs of 16 bytes of y, 4 lanes' runs adjacent).
@@ -48,6 +48,8 @@
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
 static_assert(false, "f23: wgmma needs sm_90a (-gencode=arch=compute_90a,code=sm_90a)");
 #endif
+
+{{PTX}}
 
 namespace wino_f23 {
 
@@ -109,7 +111,7 @@ constexpr int kPixBytes = kInt8In ? kChunkC : 2 * (kChunkC + 8);
 constexpr int kPixelPieces = kChunkC * (int)sizeof(XT) / 16;  // 16-byte copies per pixel
 constexpr int kPieceShift = kPixelPieces / 2;                  // its log2 (it is 1 or 2)
 // Bytes per patch row: the pixels, then a pad that keeps the loads' banks in step where a warp's
-// tiles cross into the next row (wino_tvm.config.f23_row_pad_bytes, which says how).
+// tiles cross into the next row (F23Config.row_pad_bytes, which says how).
 constexpr int kRowPadBytes = {{ROW_PAD_BYTES}};
 constexpr int kRowBytes = kPatchCols * kPixBytes + kRowPadBytes;
 // The same in elements of x, as the copies and loads count them.
@@ -130,45 +132,21 @@ static_assert(!(kRowPairs && kCompactRows) || kH % 2 == 0,
               "f23: row pairs of compact rows pair the rows of an image: H even");
 static_assert(!(kPersist && kSplits > 1), "f23: persistent blocks do not split C");
 static_assert(!kStreamK || kPersist, "f23: stream-K is a schedule of persistent blocks");
-// wino_tvm.config computes the launch's dynamic shared memory on its own; they must agree.
-static_assert(kSmemBytes == {{SMEM_BYTES}}, "f23: KernelConfig.f23_smem_bytes is out of step");
-
-__device__ __forceinline__ void cp_async_16(uint32_t dst, const void* src, int bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(bytes));
-}
-
-__device__ __forceinline__ void bar_init(uint32_t bar, int count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
-}
-
-// Waits for phase `parity` of the mbarrier at bar (CTA scope: cluster-scope waits put an L1
-// invalidation after each, f23_wgmma/ run 5).
-__device__ __forceinline__ void bar_wait(uint32_t bar, uint32_t parity) {
-  uint32_t done = 0;
-  while (!done)
-    asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-                 "selp.u32 %0, 1, 0, p;\n}" : "=r"(done) : "r"(bar), "r"(parity) : "memory");
-}
-
-__device__ __forceinline__ void bar_arrive(uint32_t bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
-}
+// F23Config.smem_bytes computes the launch's dynamic shared memory on its own; they must agree.
+static_assert(kSmemBytes == {{SMEM_BYTES}}, "f23: F23Config.smem_bytes is out of step");
 
 // The warpgroup's own barrier (ids 1, 2; 0 is __syncthreads).
 __device__ __forceinline__ void group_sync(int warpgroup) {
-  asm volatile("bar.sync %0, %1;" ::"r"(1 + warpgroup), "n"(kGroupThreads) : "memory");
+  named_barrier(1 + warpgroup, kGroupThreads);
 }
 
 // By thread 0: iteration it's U chunk (24 KB at src) into the stage at u_dst, completing on
 // `full`; first waits until both warpgroups are done with the stage's last chunk.
 __device__ __forceinline__ void stage_u(uint32_t u_dst, uint32_t full, uint32_t empty,
                                         const unsigned char* src, int it) {
-  if (it >= kUStages) bar_wait(empty, ((unsigned)it / kUStages - 1) & 1);
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(full),
-               "r"(kUBytes) : "memory");
-  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "
-               "[%0], [%1], %2, [%3];" ::"r"(u_dst), "l"(src), "r"(kUBytes), "r"(full)
-               : "memory");
+  if (it >= kUStages) mbarrier_wait(empty, ((unsigned)it / kUStages - 1) & 1);
+  mbarrier_expect_tx(full, kUBytes);
+  tma_copy(u_dst, src, kUBytes, full);
 }
 
 // K-major, no swizzle: core matrices of 8 rows x 16 bytes; the next 8 channels `leading`
@@ -192,17 +170,6 @@ __device__ __forceinline__ void wgmma(float (&d)[32], const uint32_t (&a)[4], ui
         "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]),
         "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"((int)accumulate));
-}
-
-__device__ __forceinline__ void wgmma_fence() {
-  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-}
-__device__ __forceinline__ void wgmma_commit() {
-  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-}
-template <int kPending>
-__device__ __forceinline__ void wgmma_wait() {
-  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(kPending) : "memory");
 }
 
 // The MMA's k index of channel c of a chunk: lane q's A registers hold k = 2q, 2q + 1, 2q + 8,
@@ -235,7 +202,7 @@ static_assert(u_rows_are_a_permutation(), "f23: KTrans's rows of U must be a per
 
 // A thread's copies and transform tasks are the same in every chunk but for the channel offset,
 // so their addresses are computed once (recomputed per chunk they cost ~300 instructions a warp
-// and chunk: f23_wgmma/ run 3).
+// and chunk; experiments: f23_wgmma, run 3).
 constexpr int kXPieces = kPatchRows * kPatchCols * kPixelPieces;  // 16-byte pieces of the patch
 constexpr int kXSteps = (kXPieces + kGroupThreads - 1) / kGroupThreads;
 
@@ -310,7 +277,7 @@ __device__ __forceinline__ void stage_x(uint32_t stage, const XT* __restrict__ x
     cp_async_16(stage + (uint32_t)sizeof(XT) * (uint32_t)dst,
                 inside ? x + plan.src[s] + chunk * kChunkC : x, inside ? 16 : 0);
   }
-  asm volatile("cp.async.commit_group;" ::: "memory");
+  cp_async_commit();
 }
 
 // The V rows of a chunk: filter row r takes V rows v_row(0, r) (A row g) and v_row(1, r) (g + 8);
@@ -446,8 +413,8 @@ __device__ __forceinline__ int share_begin(int block) {
 __device__ __forceinline__ int partial_slot(int block, int warpgroup) {
   return (block * kWarpgroups + warpgroup) * kSlots * 4 * kGroupThreads;
 }
-// wino_tvm.f23 sizes the partials' workspace on its own (F23_SK_THREAD_FLOATS a thread).
-static_assert(kSlots * 16 == {{SK_THREAD_FLOATS}}, "f23: F23_SK_THREAD_FLOATS is out of step");
+// wino_tvm/kernels/f23 sizes the partials' workspace on its own (SK_THREAD_FLOATS a thread).
+static_assert(kSlots * 16 == {{SK_THREAD_FLOATS}}, "f23: SK_THREAD_FLOATS is out of step");
 
 __device__ __forceinline__ void store_partials(const float (&part)[kSlots][16],
                                                float* __restrict__ partials,
@@ -624,7 +591,7 @@ __device__ __forceinline__ void forward(const XT* __restrict__ x, const half* __
                                         float* __restrict__ partials, unsigned* __restrict__ flags,
                                         const float* __restrict__ y_scale, YT* __restrict__ y) {
   extern __shared__ __align__(128) unsigned char smem[];
-  const uint32_t base = (uint32_t)__cvta_generic_to_shared(smem);
+  const uint32_t base = smem_address(smem);
   int warpgroup = threadIdx.x / kGroupThreads, tid = threadIdx.x % kGroupThreads;
   // Opaque to ptxas, so that it keeps them in registers instead of reading threadIdx.x again
   // (S2R) in the chunk loop, in front of the warpgroup's barrier (f23_rows/ run 4).
@@ -670,10 +637,10 @@ __device__ __forceinline__ void forward(const XT* __restrict__ x, const half* __
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < kUStages; ++s) {
-      bar_init(full(s), 1);
-      bar_init(empty(s), kWarpgroups);
+      mbarrier_init(full(s), 1);
+      mbarrier_init(empty(s), kWarpgroups);
     }
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    mbarrier_init_fence();
   }
   __syncthreads();  // the barriers are initialised before any copy or wait
   if (threadIdx.x == 0)
@@ -681,7 +648,7 @@ __device__ __forceinline__ void forward(const XT* __restrict__ x, const half* __
       stage_u(base + it * kUBytes, full(it), empty(it), u_src(it), it);
   for (int it = 0; it < kXAhead; ++it) {
     if (it < iterations) copy_x(it);
-    else asm volatile("cp.async.commit_group;" ::: "memory");
+    else cp_async_commit();
   }
 
   // finish for this block's rank (a template argument there).
@@ -710,19 +677,19 @@ __device__ __forceinline__ void forward(const XT* __restrict__ x, const half* __
     const TransformPlan tasks = plan_transform(tid, rows_of(tile));
     for (int chunk = 0; chunk < chunks; ++chunk, ++it) {
       const int u_stage = (unsigned)it % kUStages, x_stage = (unsigned)it % kXStages;
-      asm volatile("cp.async.wait_group %0;" ::"n"(kXAhead - 1) : "memory");
-      bar_wait(full(u_stage), (unsigned)it / kUStages & 1);
+      cp_async_wait<kXAhead - 1>();
+      mbarrier_wait(full(u_stage), (unsigned)it / kUStages & 1);
       // The chunk has landed for the warpgroup; its MMAs of it - 2 are done in all 4 warps.
       group_sync(warpgroup);
       if (it + kUAhead < iterations) {
         const int next = unsigned(it + kUAhead) % kUStages;  // held it - 2
-        if (tid == 0 && it >= kUStages - kUAhead) bar_arrive(empty(next));
+        if (tid == 0 && it >= kUStages - kUAhead) mbarrier_arrive(empty(next));
         if (threadIdx.x == 0)
           stage_u(base + next * kUBytes, full(next), empty(next), u_src(it + kUAhead),
                   it + kUAhead);
       }
       if (it + kXAhead < iterations) copy_x(it + kXAhead);
-      else asm volatile("cp.async.commit_group;" ::: "memory");
+      else cp_async_commit();
       const XT* xs = reinterpret_cast<const XT*>(smem + (x_base - base) + x_stage * kXBytes);
       const uint64_t b_desc = b_desc0 + (uint64_t)(u_stage * kUBytes >> 4);
       // One commit group per filter row r: its transform overlaps the MMAs of the two before.

@@ -1,7 +1,7 @@
 // Winograd F(2x2, 3x3) in the MMA's lane layout: filled per workload and config by
-// wino_tvm/lane.py ({{CONFIG}}). Not a TVM prototype: TensorIR binds an MMA operand to a buffer
-// it loads from, and this kernel's point is that each lane computes its A fragment's values in
-// registers (docs/perf-notes.md, "The lane layout").
+// wino_tvm/kernels/lane ({{CONFIG}}). Not a TVM prototype: TensorIR binds an MMA operand to a
+// buffer it loads from, and this kernel's point is that each lane computes its A fragment's
+// values in registers (docs/families.md, "lane").
 //
 // fp16 in and out with fp16 or fp32 accumulators (mma.sync m16n8k16); or int8 in, on the same fp16
 // tensor cores with fp16 accumulators (see kInt8In), y in fp32, fp16 or int8. A warp owns 16 tiles
@@ -26,16 +26,16 @@
 // kPix box of x, zero outside the image, in the same padded layout, completing on the buffer's
 // mbarrier: no per-thread cp.async. The pad channels lie past the chunk's dimension of x's tensor
 // map, so TMA zero-fills them instead of reading them from L2 (a third fewer sectors per pixel at
-// 32-channel chunks: 1.01x-1.03x, bench/results/h100/box_oob/).
+// 32-channel chunks: 1.01x-1.03x, experiments: box_oob).
 //
 // With kStack (TMA, 4 tile groups) the block's tile groups lie one above the other, 8 x 8 tiles
 // (16 x 16 outputs), and share one 18 x 18 x kPix box per chunk: 1.27x the output's
 // pixels through L2 instead of 1.69x, one copy per chunk and block. The chunk's barrier is then
 // the block's (8 warps), and the block loops over stacks. fp16 picks with two chunks per tile
 // group 1.015x-1.050x; one 64-channel chunk (the fp32 picks) 0.96x-0.98x: the block barrier
-// per tile group (bench/results/h100/stack/; the tuner chooses). The freed memory fits two
+// per tile group (experiments: stack; the tuner chooses). The freed memory fits two
 // channel slices of 32 beside U without the tap split, the fp16 picks at 448²-960² since
-// (1.04x-1.06x over the stacked split, bench/results/h100/sweep_stack/).
+// (1.04x-1.06x over the stacked split, experiments: sweep_stack).
 //
 // With kWgmma (sm_90a) a warpgroup's four warps take four tile groups of one channel slice, and
 // each tap's MMA is one wgmma m64nNk16: A from the lanes' registers as above, B (U) read by the
@@ -50,7 +50,7 @@
 //   runs of 2P adjacent channels (16 bytes at most) of each output pixel, and each store of
 //   the warp covers whole 32-byte sectors of the pixel: with kNB = 8 a lane's 16 fp16
 //   channels in one run took two half-sector stores each (twice the store sectors,
-//   bench/results/h100/tap_split/run5).
+//   experiments: tap_split).
 // int8 in (kInt8In): F(2x2)'s V = B^T d B of int8 d are integers, |V| <= 4 * 128, and U = G g G^T
 // of int8 g multiples of 1/4, |U| <= 9 * 128 / 4: both exact in fp16, so the MMA's products are
 // exact, unlike an int8 MMA's, whose V must be requantised (docs/int8.md). The patch stays int8 in
@@ -71,6 +71,8 @@
 #include <cstdint>
 #include <type_traits>
 #include <utility>
+
+{{PTX}}
 
 namespace wino_lane {
 
@@ -105,7 +107,7 @@ constexpr int kStepsPerChunk = kChunkC / 16;    // MMA k steps per chunk
 // The chunk loop is unrolled up to 8 chunks; beyond, rolled, so that the kernel's code stays
 // small (a C = 256 kernel unrolled over 16 chunks had 6080 instructions and waited on
 // instruction fetch; rolled, 1000, and 1.00-1.18x; rolled at 8 chunks, C = 128 lost
-// 0.95-1.00x: bench/results/h100/lane_ncu128/, lane_chunk_loop/).
+// 0.95-1.00x; experiments: lane_ncu128, lane_chunk_loop).
 constexpr int kChunkUnroll = kChunks <= 8 ? kChunks : 1;
 constexpr int kPatchRows = 6, kPatchCols = 18;  // a group's input: 2 x 8 tiles of 4 x 4
 // A unit of work: a tile group, or stacked the block's four (their patches overlap in 2 rows
@@ -125,7 +127,7 @@ constexpr int kBarrierBytes = kTma ? 8 * kUnits * kStages : 0;
 // i). Tile 0's go to memory of their own; tile 1's to the patch buffer the group computed on
 // last, where it holds the group's (a second group barrier: the buffer is free only after the
 // first), else, or with kExchangeOwn, beside tile 0's (the plain fp32 picks ran 1.01x-1.05x
-// faster so, bench/results/h100/exchange_own/; the tuner chooses). Stacked, beside tile 0's:
+// faster so, experiments: exchange_own; the tuner chooses). Stacked, beside tile 0's:
 // the patch buffer is the block's, free only after all its warps are done with it.
 constexpr int kAccRegs = kF32Acc ? 4 : 2;  // per n8 block: rows g, g + 8 as half2 or 2 floats
 constexpr int kTileWords = 2 * kNB * kAccRegs / 2;  // [output column][n8 block] per lane
@@ -178,7 +180,7 @@ static_assert(!kWgmma || kGroups % 4 == 0,
 static_assert(!kWgmma && !kTma, "lane layout: wgmma and TMA kernels need sm_90a "
                                 "(-gencode=arch=compute_90a,code=sm_90a)");
 #endif
-static_assert(kSmemBytes == {{SMEM_BYTES}}, "lane layout: wino_tvm.config disagrees on shared memory");
+static_assert(kSmemBytes == {{SMEM_BYTES}}, "lane layout: LaneConfig.smem_bytes disagrees");
 static_assert(kSmemBytes <= 227 * 1024, "lane layout: U and the patches exceed 227 KB");
 
 // Logical position of physical input channel c in its 16-channel step (inverse of 4q+u).
@@ -190,7 +192,8 @@ __host__ __device__ constexpr int c_logical(int c) {
 // A lane's output channels: runs of kLaneRun (its pairs j of one store), each store's runs of
 // the four lanes q side by side (kStoreRun channels).
 // A run is 16 bytes of y at most (a float y's 32 bytes in one run took two half-sector stores
-// per lane and sector: int8 in with an f32 y 1.9x fp16's time at 960^2, int8_lane_parts/).
+// per lane and sector: int8 in with an f32 y 1.9x fp16's time at 960^2; experiments:
+// int8_lane_parts).
 constexpr int kStorePairs = kNB < 8 / (int)sizeof(YT) ? kNB : 8 / (int)sizeof(YT);
 constexpr int kLaneRun = 2 * kStorePairs;
 constexpr int kStoreRun = 4 * kLaneRun;
@@ -249,31 +252,6 @@ __device__ __forceinline__ void mma(float (&d)[4], const uint32_t (&a)[4], uint3
       "{%8,%9}, {%0,%1,%2,%3};"
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
-
-__device__ __forceinline__ void ldmatrix_x4(uint32_t (&b)[4], uint32_t addr) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
-               : "=r"(b[0]), "=r"(b[1]), "=r"(b[2]), "=r"(b[3])
-               : "r"(addr));
-}
-
-// wgmma's async protocol: fence before the MMAs that read registers written since, commit them
-// as a group, wait for groups before their A or accumulator registers are touched again.
-__device__ __forceinline__ void wgmma_fence() {
-#ifdef __CUDA_ARCH_FEAT_SM90_ALL
-  asm volatile("wgmma.fence.sync.aligned;");
-#endif
-}
-__device__ __forceinline__ void wgmma_commit() {
-#ifdef __CUDA_ARCH_FEAT_SM90_ALL
-  asm volatile("wgmma.commit_group.sync.aligned;");
-#endif
-}
-template <int kPending>
-__device__ __forceinline__ void wgmma_wait() {
-#ifdef __CUDA_ARCH_FEAT_SM90_ALL
-  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(kPending) : "memory");
-#endif
 }
 
 // U's descriptor for wgmma, K-major without swizzle: core matrices of 8 rows (k) x 16 bytes,
@@ -408,7 +386,7 @@ __device__ __forceinline__ void channel_step(Acc (&acc)[kTaps][kNB][kAccRegs], c
   // .x holds channels 4q, 4q+1 (A register 0 / 1), .y channels 4q+2, 4q+3 (register 2 / 3).
   // wgmma: the previous step's MMAs still read A registers; wait for them before this step's
   // input loads and transform. Keeping one or two tap rows' MMAs in flight instead (a commit
-  // group per tap row; no spills) gained nothing: 0.95x-1.02x (bench/results/h100/step_overlap/).
+  // group per tap row; no spills) gained nothing: 0.95x-1.02x (experiments: step_overlap).
   if constexpr (kWgmma) wgmma_wait<0>();
   uint2 d[2][kInRows][4];  // all taps: d[0] = the patch's 6 rows
 #pragma unroll
@@ -501,44 +479,21 @@ __device__ __forceinline__ int3 group_origin(int group) {
   return make_int3(n, (rest / kGroupCols) * kUnitTileRows, (rest % kGroupCols) * 8);
 }
 
-// cp.async of 16 bytes, `bytes` of them read (the rest zero-filled).
-__device__ __forceinline__ void cp_async_16(uint32_t dst, const void* src, int bytes = 16) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(bytes));
-}
-
 // TMA: channel chunk `chunk` of a tile group's patch into buffer, by one thread, completing on
 // bar (x_map: x as [N][H][W][C / kChunkC][kChunkC], boxes of 1 x kBoxRows x 18 x 1 x
 // kPix, zero outside the image and in the pad).
 // No tile group: a plain arrival, so that the buffer's phase completes all the same.
 __device__ __forceinline__ void tma_stage(XT* buffer, uint64_t* bar, const void* x_map, int3 o,
                                           int chunk, bool valid) {
-#ifdef __CUDA_ARCH_FEAT_SM90_ALL
-  const uint32_t bar_at = (uint32_t)__cvta_generic_to_shared(bar);
+  const uint32_t bar_at = smem_address(bar);
   if (valid) {
     // The buffer's last reads and writes (generic proxy) came before the group's barrier.
-    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar_at),
-                 "r"(kBoxBytes) : "memory");
-    asm volatile(
-        "cp.async.bulk.tensor.5d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
-        "[%0], [%1, {%2, %3, %4, %5, %6}], [%7];"
-        ::"r"((uint32_t)__cvta_generic_to_shared(buffer)), "l"(x_map), "r"(0), "r"(chunk),
-        "r"(2 * o.z - 1), "r"(2 * o.y - 1), "r"(o.x), "r"(bar_at) : "memory");
+    fence_proxy_async();
+    mbarrier_expect_tx(bar_at, kBoxBytes);
+    tma_copy_5d(smem_address(buffer), x_map, {0, chunk, 2 * o.z - 1, 2 * o.y - 1, o.x}, bar_at);
   } else {
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar_at) : "memory");
+    mbarrier_arrive(bar_at);
   }
-#endif
-}
-
-// TMA: wait for phase `parity` of bar (the buffer's copy has landed).
-__device__ __forceinline__ void tma_wait(uint64_t* bar, uint32_t parity) {
-#ifdef __CUDA_ARCH_FEAT_SM90_ALL
-  const uint32_t bar_at = (uint32_t)__cvta_generic_to_shared(bar);
-  uint32_t done = 0;
-  while (!done)
-    asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-                 "selp.u32 %0, 1, 0, p;\n}" : "=r"(done) : "r"(bar_at), "r"(parity) : "memory");
-#endif
 }
 
 // cp.async of channel chunk `chunk` of a tile group's input patch, zero-filled outside the
@@ -558,7 +513,7 @@ __device__ __forceinline__ void stage_chunk(XT* buffer, const XT* __restrict__ x
     const XT* src = x + (((long long)o.x * kH + iy0) * kW + ix0) * kC + chunk * kChunkC +
                     piece * kPieceElems;
     const uint32_t dst =
-        (uint32_t)__cvta_generic_to_shared(buffer + col0 * kPix + piece * kPieceElems);
+        smem_address(buffer + col0 * kPix + piece * kPieceElems);
     // Whether the thread has a column in pass k (the last pass may cover fewer than all).
     const auto in_pass = [&](int k) {
       return (k + 1) * kColsPerPass <= kPatchCols || col0 + k * kColsPerPass < kPatchCols;
@@ -569,7 +524,7 @@ __device__ __forceinline__ void stage_chunk(XT* buffer, const XT* __restrict__ x
     // instructions). A pass that only some threads copy is one branch around all its rows.
     // Not for mma.sync: there the copies, no longer spaced out by their address arithmetic,
     // fill the MIO queue in front of the channel steps' ldmatrix and LDS (0.93-0.97x,
-    // bench/results/h100/stage_fast/).
+    // experiments: stage_fast).
     if (kWgmma && o.y > 0 && o.z > 0 && iy0 + kPatchRows <= kH &&
         2 * o.z - 1 + kPatchCols <= kW) {
 #pragma unroll
@@ -594,7 +549,7 @@ __device__ __forceinline__ void stage_chunk(XT* buffer, const XT* __restrict__ x
       }
     }
   }
-  asm volatile("cp.async.commit_group;");
+  cp_async_commit();
 }
 
 // The ring's buffer after / before buffer b.
@@ -602,14 +557,14 @@ __device__ __forceinline__ int ring_next(int b) { return b == kStages - 1 ? 0 : 
 __device__ __forceinline__ int ring_previous(int b) { return b == 0 ? kStages - 1 : b - 1; }
 
 __device__ __forceinline__ void group_barrier(int group) {
-  asm volatile("bar.sync %0, %1;" ::"r"(1 + group), "r"(kGroupWarps * 32));
+  named_barrier(1 + group, kGroupWarps * 32);
 }
 
 // The oldest staged chunk's copies by this thread have landed (kStages - 2 younger ones may
 // be in flight); then the group's barrier makes every thread's copies visible, and frees the
 // buffer the group computed on before it.
 __device__ __forceinline__ void wait_oldest_chunk(int group) {
-  asm volatile("cp.async.wait_group %0;" ::"n"(kStages - 2));
+  cp_async_wait<kStages - 2>();
   group_barrier(group);
 }
 
@@ -621,7 +576,7 @@ constexpr int kRunWords = kLaneRun * (int)sizeof(T) / 4;
 
 // kWords words at `at`, in 16-byte stores (8- or 4-byte for shorter runs). In asm: from C++,
 // nvcc 13 split the uint4 store of half2 values into 4 32-bit stores (4x the store requests,
-// 1.3x the kernel's time at 960^2; bench/results/h100/lane_template/run1).
+// 1.3x the kernel's time at 960^2; experiments: lane_template).
 template <int kWords>
 __device__ __forceinline__ void store_words(void* at, const uint32_t* w) {
   if constexpr (kWords == 1) {
@@ -900,7 +855,7 @@ __device__ __forceinline__ void otrans_store(const Acc (&acc)[kTaps][kNB][kAccRe
 // have landed and are visible to the block after the caller's barrier. wgmma: cp.async,
 // waited for with those chunks (1.02x-1.13x over synchronous loads issued first); mma.sync:
 // synchronous 16-byte loads, where cp.async lost 0.94x-0.98x at N=32 C >= 128
-// (bench/results/h100/u_async/).
+// (experiments: u_async).
 __device__ __forceinline__ void stage_u(half* Us, const half* __restrict__ U, int k_block) {
   constexpr int kPieces = kC / 8;  // 16-byte pieces per U row
   if constexpr (kWgmma) {
@@ -908,13 +863,13 @@ __device__ __forceinline__ void stage_u(half* Us, const half* __restrict__ U, in
     // (tap, c / 8) are one contiguous run, and so are they in shared memory.
     for (int i = threadIdx.x; i < 16 * kPieces * kBlockK; i += kThreads) {
       const int run = i / kBlockK, k = i % kBlockK;  // run = tap * kPieces + c / 8
-      cp_async_16((uint32_t)__cvta_generic_to_shared(Us) + 16u * (uint32_t)i,
+      cp_async_16(smem_address(Us) + 16u * (uint32_t)i,
                   U + ((long long)run * kK + k_block + k) * 8);
     }
-    asm volatile("cp.async.commit_group;");
-    asm volatile("cp.async.wait_group 0;" ::: "memory");
+    cp_async_commit();
+    cp_async_wait<0>();
     // wgmma reads U through the async proxy: make the copies (generic proxy) visible to it.
-    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    fence_proxy_async();
   } else {
     for (int i = threadIdx.x; i < 16 * kBlockK * kPieces; i += kThreads) {
       const int row = i / kPieces, piece = i % kPieces;  // row = tap * kBlockK + channel
@@ -948,14 +903,14 @@ __device__ __forceinline__ void forward(const void* x_map, const XT* __restrict_
   const int g = lane >> 2, q = lane & 3;
   // ldmatrix.x4: lanes 8i .. 8i+7 address matrix i = (n8 block i / 2, k half i % 2).
   // The tap split's second half starts at U's tap kTaps.
-  const uint32_t b_base = (uint32_t)__cvta_generic_to_shared(Us) +
+  const uint32_t b_base = smem_address(Us) +
                           2u * (uint32_t)((half_index * kTaps * kBlockK + kslice * kWarpK +
                                            (lane >> 4) * 8 + (lane & 7)) * kRow +
                                           ((lane >> 3) & 1) * 8);
   // wgmma: the descriptor of the slice's first core matrix (rows k of kslice, channels c 0-7)
   // at the warp's first tap.
   const uint64_t b_desc = u_descriptor(
-      (uint32_t)__cvta_generic_to_shared(Us) +
+      smem_address(Us) +
       16u * (uint32_t)(half_index * kTaps * kC / 8 * kBlockK + kslice * kWarpK));
   const int channel = k_block + kslice * kWarpK + k_physical(q, 0);
   Epilogue epilogue;
@@ -977,9 +932,8 @@ __device__ __forceinline__ void forward(const void* x_map, const XT* __restrict_
   const bool elected = kStack ? threadIdx.x == 0 : tid == 0;
   if (kTma && elected) {
     for (int b = 0; b < kStages; ++b)
-      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(
-          (uint32_t)__cvta_generic_to_shared(bars + b)));
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+      mbarrier_init(smem_address(bars + b), 1);
+    mbarrier_init_fence();
   }
   const XT* xb = patch + 2 * g * kPix + 4 * q + (kStack ? 4 * group * kPatchCols * kPix : 0);
   const PatchRows rows = patch_rows(half_index);
@@ -1039,16 +993,16 @@ __device__ __forceinline__ void forward(const void* x_map, const XT* __restrict_
         // The group (stacked: the block) is done with that buffer; then this item's copy must
         // have landed.
         if constexpr (kStack)
-          asm volatile("bar.sync 0;" ::: "memory");
+          __syncthreads();
         else
           group_barrier(group);
         stage_item(ring_previous(buffer), chunk + kStages - 1);
-        tma_wait(bars + buffer, phase >> buffer & 1u);
+        mbarrier_wait(smem_address(bars + buffer), phase >> buffer & 1u);
         phase ^= 1u << buffer;
         // One chunk a tile group: the flip here, not sunk by nvcc to the loop's end, where its
         // temporary register was one the tile group's first store still had to read (its
         // address) and every warp waited for the stores to drain before the next barrier (8%
-        // of the 640² pick's stall samples, bench/results/h100/stack_ncu/). Pinned, they wait
+        // of the 640² pick's stall samples, experiments: stack_ncu). Pinned, they wait
         // after it: neutral, 1.001x-1.012x; pinned between two chunks, 0.98x-0.99x at the
         // int8-y picks (store_wait/).
         if constexpr (kChunks == 1) asm volatile("" : "+r"(phase));

@@ -1,9 +1,10 @@
 """The generated sources' fingerprints: what a refactoring must leave byte-identical.
 
-`python -m tests.golden_sources --write` records the sha256 of every generated file (TVM's
+`python -m tests.golden_sources write` records the sha256 of every generated file (TVM's
 prototype, the reconstructed kernels, the filled program with its commit masked) for each case
-of the benchmark suites; `--check` regenerates them all and compares (tests/test_golden_sources.py
-checks one case per family and feature on every run).
+of the benchmark suites; `check` regenerates them all and compares (tests/test_golden_sources.py
+checks one case per family and feature on every run). `--family lane` limits either to one
+family's cases: an intended change to one family's sources rewrites only its hashes.
 """
 
 from __future__ import annotations
@@ -55,6 +56,12 @@ def fingerprints(key: str) -> dict[str, str]:
         return out
 
 
+def family_of_key(key: str) -> str:
+    from wino_tvm.kernels import parse_config
+
+    return parse_config(parse_key(key)[1])[1].FAMILY
+
+
 def suite_keys() -> list[str]:
     """Every case of the benchmark suites (wino_tvm.bench.suites), once."""
     from wino_tvm.bench.suites import SUITES
@@ -72,9 +79,12 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m tests.golden_sources", description=__doc__)
     p.add_argument("mode", choices=("write", "check"))
     p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--family", action="append", help="only this family's cases (repeatable)")
     args = p.parse_args(argv)
     stored = json.loads(FIXTURE.read_text()) if FIXTURE.exists() else {}
     keys = suite_keys() if args.mode == "write" else list(stored)
+    if args.family:
+        keys = [key for key in keys if family_of_key(key) in args.family]
     got, bad = {}, []
     with ProcessPoolExecutor(args.jobs) as pool:
         for i, (key, hashes) in enumerate(zip(keys, pool.map(fingerprints, keys), strict=True), 1):
@@ -83,6 +93,7 @@ def main(argv: list[str] | None = None) -> int:
                 bad.append(key)
             print(f"[{i}/{len(keys)}] {'DIFF ' if key in bad else ''}{key}", flush=True)
     if args.mode == "write":
+        got = {**stored, **got} if args.family else got
         FIXTURE.write_text(json.dumps(got, indent=1, sort_keys=True) + "\n")
         print(f"wrote {len(got)} cases to {FIXTURE}")
         return 0

@@ -25,6 +25,7 @@ from wino_tvm.workload import (
 )
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
+COMMON = TEMPLATES / "common"  # device code the template families share
 TEMPLATE_PATH = TEMPLATES / "harness.cu.tpl"
 PROGRAM_FILE = "program.cu"
 SPEC_FILE = "harness_spec.json"
@@ -230,15 +231,16 @@ def template_fills(wl: Conv2dWorkload) -> tuple[tuple[str, ...], dict[str, str]]
     """What the template kernels (lane, F(2, 3)) need of wl: the epilogue's inputs and
     placeholders (epilogue_fills); X_T, Y_T, E_T (the C types of x and w, of y, of bias and
     residual), SCALED_OUT (C++ bool: y divided by y_scale) and Y_SCALE_ARG (the parameter, or
-    nullptr); and LOAD_CHANNELS, templates/load_channels.cuh (a staged pixel's 4 channels as
-    halves, int8 converted exactly), which both share."""
+    nullptr); and the device code both share, from templates/common/: PTX (ptx.cuh, the PTX
+    primitives) and LOAD_CHANNELS (load_channels.cuh, a staged pixel's 4 channels as halves)."""
     inputs, fills = epilogue_fills(wl)
     scaled = OUTPUT_SCALE in wl.forward_inputs
     return inputs, {
         **fills, "X_T": C_TYPES[wl.dtype], "Y_T": C_TYPES[wl.out],
         "E_T": C_TYPES[wl.epilogue_dtype], "SCALED_OUT": str(scaled).lower(),
         "Y_SCALE_ARG": OUTPUT_SCALE if scaled else "nullptr",
-        "LOAD_CHANNELS": (TEMPLATES / "load_channels.cuh").read_text().rstrip("\n")}
+        "PTX": (COMMON / "ptx.cuh").read_text().rstrip("\n"),
+        "LOAD_CHANNELS": (COMMON / "load_channels.cuh").read_text().rstrip("\n")}
 
 
 def fill_template(template: str, values: Mapping[str, str]) -> str:

@@ -202,7 +202,7 @@ F23 = ["--family", "f23"]
     ([*F23, "--set", "c_split=8"], "c_split='8': choose one of 1, 2, 4"),
     ([*F23, "--set", "persist=1", "--set", "c_split=2"],
      "f23: persist=1 does not split C: drop c_split"),
-    ([*F23, "--set", "stream_k=1"],
+    ([*F23, "--set", "persist=0", "--set", "stream_k=1"],
      "f23: stream_k=1 is a schedule of persistent blocks: add persist"),
     ([*F23, "--set", "compact_rows=1", "--set", "row_pairs=1", "--shape", "32,7,7,512,512"],
      "H=7 is odd: drop one"),
