@@ -1,85 +1,34 @@
-"""Shape fuzzing of the template families on the GPU: random valid workloads (odd and ragged
-sizes, C != K, tiny and large), each family's default and a random config of its space, fresh
-random inputs (unit scale, and scaled so that |y| reaches thousands), the output poisoned with
-NaN before the run and compared with float64 (PyTorch; GPU side).
+"""Shape fuzzing on the GPU: the cases of wino_tvm.bench.fuzz_cases, fresh random inputs (unit
+scale, and scaled so that |y| reaches thousands), the output poisoned with NaN before the run
+and compared with float64 (PyTorch; GPU side). The template families build here; the pkf
+family's cases come as sources generated on the CPU (--sources).
 
-python -m wino_tvm.bench.fuzz --out DIR [--seed 0] [--count 200]
+python -m wino_tvm.bench.fuzz --out DIR [--seed 0] [--count 200] [--sources DIR ...]
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
-import random
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import torch
 import torch.nn.functional as F
 
-from ..kernels import FAMILIES, FamilyConfig
+from ..library import WinoLibrary, compile_library_source
 from ..math.tolerance import rel_l2_tolerance
 from ..runtime import cache
 from ..runtime.dispatch import device_of
-from ..workload import EPILOGUE_OPS, Conv2dWorkload
+from .fuzz_cases import FuzzCase, cases, read_sources
 
-# (family, dtype, accumulator) the fuzz draws from: every precision the templates take.
-PRECISIONS = (("lane", "fp16", "fp16"), ("lane", "fp16", "fp32"), ("f23", "fp16", "fp32"))
-LARGE_OUTPUT = 4096.0  # |y|'s largest value in the scaled runs: well inside fp16's 65504
+LARGE_OUTPUT = 4096.0  # |y|'s largest value in the scaled runs by default (fp16: 65504)
 
 
-@dataclasses.dataclass(frozen=True)
-class FuzzCase:
-    wl: Conv2dWorkload
-    cfg: FamilyConfig
-    kind: str  # "default" or "random"
-    scale: str  # "unit" or "large"
-    seed: int
-
-
-def _shape(rng: random.Random, family: str) -> tuple[int, int, int, int, int]:
-    n = rng.choice((1, 1, 2, 3, 5))
-    if family == "f23":  # one image row's patch in shared memory: W up to about 70
-        h, w = rng.randint(1, 40), rng.randint(1, 70)
-        c, k = 16 * rng.randint(1, 32), 64 * rng.randint(1, 4)
-    else:
-        h, w = rng.randint(1, 130), rng.randint(1, 130)
-        c, k = 16 * rng.randint(1, 16), 16 * rng.randint(1, 16)
-    return n, h, w, c, k
-
-
-def cases(seed: int, count: int) -> list[FuzzCase]:
-    """count cases drawn with seed: each a supported workload and a valid config."""
-    rng = random.Random(seed)
-    device, _ = device_of(0) if torch.cuda.is_available() else (None, None)
-    from ..device import KNOWN_DEVICES
-
-    device = device or KNOWN_DEVICES["h200"]
-    out: list[FuzzCase] = []
-    while len(out) < count:
-        family, dtype, accum = rng.choice(PRECISIONS)
-        epilogue = tuple(op for op in EPILOGUE_OPS if rng.random() < 0.4)
-        wl = Conv2dWorkload(*_shape(rng, family), dtype=dtype, accum=accum, m=2,
-                            epilogue=epilogue)
-        fam = FAMILIES[family]
-        if fam.supports(wl, device) is not None:
-            continue
-        if rng.random() < 0.5:
-            cfg, kind = fam.default(wl, device), "default"
-        else:
-            valid = [c for c in fam.space(wl, {"wgmma": (False, True), "tma": (False, True),
-                                               "stack": (False, True)} if family == "lane"
-                                          else {}) if not c.problems(wl, device)]
-            cfg, kind = rng.choice(valid), "random"
-        out.append(FuzzCase(wl, cfg, kind, rng.choice(("unit", "large")), rng.randrange(2**31)))
-    return out
-
-
-def run(case: FuzzCase, arch: str) -> dict:
-    """Build, run once into a NaN-poisoned output, compare with float64."""
+def run(case: FuzzCase, library: WinoLibrary, large: float = LARGE_OUTPUT) -> dict:
+    """Run once into a NaN-poisoned output, compare with float64."""
     wl = case.wl
-    library = cache.load(cache.build(wl, case.cfg, arch, quiet=True))
     gen = torch.Generator(device="cuda").manual_seed(case.seed)
 
     def rand(*size: int) -> torch.Tensor:
@@ -88,9 +37,9 @@ def run(case: FuzzCase, arch: str) -> dict:
     x, w = rand(wl.n, wl.h, wl.w, wl.c), rand(3, 3, wl.c, wl.k)
     bias = rand(wl.k) if "bias" in wl.epilogue else None
     residual = rand(wl.n, wl.h, wl.w, wl.k) if "residual" in wl.epilogue else None
-    if case.scale == "large":  # x scaled so that the convolution's largest |y| is LARGE_OUTPUT
+    if case.scale == "large":  # x scaled so that the convolution's largest |y| is `large`
         conv = F.conv2d(x.permute(0, 3, 1, 2), w.permute(3, 2, 0, 1), padding=1)
-        x = x * (LARGE_OUTPUT / float(conv.abs().max()))
+        x = x * (large / float(conv.abs().max()))
     x16, w16 = x.half(), w.half()
     b16 = None if bias is None else bias.half()
     r16 = None if residual is None else residual.half()
@@ -117,13 +66,33 @@ def run(case: FuzzCase, arch: str) -> dict:
             "correct": nonfinite == 0 and rel <= tolerance}
 
 
-def run_all(todo: list[FuzzCase]) -> list[dict]:
-    """Every case, its libraries built in parallel first."""
+def run_all(todo: list[FuzzCase], large: float = LARGE_OUTPUT) -> list[dict]:
+    """Every case, its libraries built in parallel first (the template families)."""
     _, arch = device_of(0)
     cache.build_all([(c.wl, c.cfg) for c in todo], arch)
+    return run_each([(c, cache.load(cache.build(c.wl, c.cfg, arch, quiet=True))) for c in todo],
+                    large)
+
+
+def run_sources(folder: Path, large: float = LARGE_OUTPUT) -> list[dict]:
+    """The cases fuzz_cases wrote to folder, compiled here from their sources."""
+    _, arch = device_of(0)
+    found = read_sources(folder)
+
+    def build(source: Path) -> WinoLibrary:
+        return WinoLibrary(compile_library_source(source, arch, source.with_suffix(".so")))
+
+    with ThreadPoolExecutor() as pool:
+        libraries = list(pool.map(build, [source for _, source in found]))
+    return run_each([(case, lib) for (case, _), lib in zip(found, libraries, strict=True)],
+                    large)
+
+
+def run_each(todo: list[tuple[FuzzCase, WinoLibrary]], large: float) -> list[dict]:
     rows = []
-    for case in todo:
-        rows.append(run(case, arch))
+    for case, library in todo:
+        row = run(case, library, large)
+        rows.append({"family": case.cfg.FAMILY, "large_output": large, **row})
         print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
     return rows
 
@@ -132,14 +101,19 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m wino_tvm.bench.fuzz", description=__doc__)
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--count", type=int, default=200)
+    p.add_argument("--count", type=int, default=200, help="template-family cases drawn here")
+    p.add_argument("--large-output", type=float, default=LARGE_OUTPUT,
+                   help="largest |y| of the scaled cases (fp16 holds 65504)")
+    p.add_argument("--sources", type=Path, action="append", default=[],
+                   help="a folder of python -m wino_tvm.bench.fuzz_cases (repeatable)")
     args = p.parse_args(argv)
-    rows = run_all(cases(args.seed, args.count))
+    rows = run_all(cases(args.seed, args.count), args.large_output) if args.count else []
+    for folder in args.sources:
+        rows += run_sources(folder, args.large_output)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "fuzz.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     bad = [r for r in rows if not r["correct"]]
-    print(f"fuzz: {len(rows) - len(bad)} of {len(rows)} correct (seed {args.seed})",
-          file=sys.stderr)
+    print(f"fuzz: {len(rows) - len(bad)} of {len(rows)} correct", file=sys.stderr)
     return 1 if bad else 0
 
 

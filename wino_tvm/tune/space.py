@@ -132,11 +132,12 @@ def legality(wl: Conv2dWorkload, cfg: FamilyConfig, device: DeviceLimits) -> str
 
 
 def shared_memory(wl: Conv2dWorkload, cfg: FamilyConfig, device: DeviceLimits) -> str | None:
-    """The block's shared memory must fit the opt-in shared memory per block."""
+    """The block's shared memory must fit the opt-in shared memory per block (and so must any
+    other kernel's of the family: pkf's separate OTrans)."""
     smem = cfg.smem_bytes(wl)
     if smem > device.smem_per_block:
         return f"shared memory {smem} B > {device.smem_per_block} B per block"
-    return None
+    return "; ".join(cfg.device_problems(wl, device)) or None
 
 
 def l2_residency(wl: Conv2dWorkload, cfg: FamilyConfig, device: DeviceLimits) -> str | None:

@@ -266,3 +266,12 @@ class PkfConfig(FamilyConfig):
             out.append(f"pkf: min_blocks={self.min_blocks} blocks of {self.threads(wl)} threads "
                        f"exceed the {MAX_SM_THREADS} threads of an SM")
         return out or self.device_problems(wl, device)
+
+    def device_problems(self, wl: Conv2dWorkload, device: DeviceLimits | None) -> list[str]:
+        """Also the OTrans kernel of the unfused kernels, which stages the block's M slice
+        (alpha^2 x tb_m x m_channels accumulators) in shared memory."""
+        staged = self._m_bytes(wl, self.m_row_elems(wl))
+        if self.fusion == "full" or device is None or staged <= device.smem_per_block:
+            return super().device_problems(wl, device)
+        return [f"pkf: the OTrans kernel's M slice ({staged} B) exceeds {device.name}'s "
+                f"{device.smem_per_block} B per block: a smaller tb_m or tb_n"]

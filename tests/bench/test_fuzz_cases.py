@@ -1,0 +1,25 @@
+"""The fuzz's case drawing (CPU): reproducible, every case valid for its family, and a case
+survives the trip through its case.json to the GPU machine."""
+
+from __future__ import annotations
+
+from wino_tvm.bench.fuzz_cases import FuzzCase, cases
+from wino_tvm.device import KNOWN_DEVICES
+from wino_tvm.kernels import FAMILIES
+
+H200 = KNOWN_DEVICES["h200"]
+
+
+def test_cases_are_reproducible_valid_and_round_trip() -> None:
+    drawn = cases(seed=3, count=24, families=("lane", "f23", "pkf"))
+    assert drawn == cases(seed=3, count=24, families=("lane", "f23", "pkf"))
+    assert {c.cfg.FAMILY for c in drawn} == {"lane", "f23", "pkf"}
+    assert {c.kind for c in drawn} == {"default", "random"}
+    for case in drawn:
+        assert FAMILIES[case.cfg.FAMILY].supports(case.wl, H200) is None
+        assert case.cfg.problems(case.wl, H200) == [], case.cfg.name(case.wl)
+        assert FuzzCase.from_json(case.to_json()) == case
+
+
+def test_template_cases_by_default() -> None:
+    assert {c.cfg.FAMILY for c in cases(seed=0, count=30)} == {"lane", "f23"}

@@ -1,0 +1,131 @@
+"""The shape fuzz's cases, drawn without PyTorch: random valid workloads (odd and ragged sizes,
+C != K, tiny and large) with each family's default or a random config of its space. The pkf
+family generates with TVM, so its cases are written out here as library sources on the CPU and
+run by `python -m wino_tvm.bench.fuzz --sources DIR` on the GPU.
+
+python -m wino_tvm.bench.fuzz_cases --family pkf --out DIR [--seed 0] [--count 12] [--arch sm_90]
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import random
+import sys
+from pathlib import Path
+
+from ..device import KNOWN_DEVICES, DeviceLimits
+from ..kernels import FAMILIES, FamilyConfig, parse_config
+from ..workload import EPILOGUE_OPS, Conv2dWorkload
+
+# (family, dtype, accumulator) the fuzz draws from: every fp16 precision of each family (int8
+# needs quantised inputs and has its own tests).
+PRECISIONS = {"lane": (("fp16", "fp16"), ("fp16", "fp32")), "f23": (("fp16", "fp32"),),
+              "pkf": (("fp16", "fp32"), ("fp16", "fp16"))}
+TEMPLATE_FAMILIES = ("lane", "f23")  # built on the GPU machine itself, no TVM
+CASE_FILE = "case.json"
+SOURCE_FILE = "library.cu"
+
+
+@dataclasses.dataclass(frozen=True)
+class FuzzCase:
+    wl: Conv2dWorkload
+    cfg: FamilyConfig
+    kind: str  # "default" or "random"
+    scale: str  # "unit" or "large"
+    seed: int
+
+    def to_json(self) -> dict:
+        return {"workload": self.wl.shape_dict(), "config": self.cfg.name(self.wl),
+                "epilogue": list(self.wl.epilogue), "kind": self.kind, "scale": self.scale,
+                "seed": self.seed}
+
+    @classmethod
+    def from_json(cls, data: dict) -> FuzzCase:
+        meta, cfg = parse_config(data["config"])
+        shape = {k.lower(): v for k, v in data["workload"].items()}
+        wl = Conv2dWorkload(**shape, **meta, epilogue=tuple(data["epilogue"]))
+        return cls(wl, cfg, data["kind"], data["scale"], data["seed"])
+
+
+def _shape(rng: random.Random, family: str) -> tuple[int, int, int, int, int]:
+    n = rng.choice((1, 1, 2, 3, 5))
+    if family == "f23":  # one image row's patch in shared memory: W up to about 70
+        h, w = rng.randint(1, 40), rng.randint(1, 70)
+        c, k = 16 * rng.randint(1, 32), 64 * rng.randint(1, 4)
+    elif family == "pkf":  # TVM generates each: smaller images keep the CPU side short
+        h, w = rng.randint(1, 60), rng.randint(1, 60)
+        c, k = 16 * rng.randint(1, 12), 16 * rng.randint(1, 12)
+    else:
+        h, w = rng.randint(1, 130), rng.randint(1, 130)
+        c, k = 16 * rng.randint(1, 16), 16 * rng.randint(1, 16)
+    return n, h, w, c, k
+
+
+def _random_axes(family: str) -> dict[str, tuple]:
+    return ({"wgmma": (False, True), "tma": (False, True), "stack": (False, True)}
+            if family == "lane" else {})
+
+
+def cases(seed: int, count: int, families: tuple[str, ...] = TEMPLATE_FAMILIES,
+          device: DeviceLimits | None = None) -> list[FuzzCase]:
+    """count cases drawn with seed: each a supported workload and a valid config."""
+    rng = random.Random(seed)
+    device = device or KNOWN_DEVICES["h200"]
+    choices = [(f, dtype, accum) for f in families for dtype, accum in PRECISIONS[f]]
+    out: list[FuzzCase] = []
+    while len(out) < count:
+        family, dtype, accum = rng.choice(choices)
+        epilogue = tuple(op for op in EPILOGUE_OPS if rng.random() < 0.4)
+        wl = Conv2dWorkload(*_shape(rng, family), dtype=dtype, accum=accum, m=2,
+                            epilogue=epilogue)
+        fam = FAMILIES[family]
+        if fam.supports(wl, device) is not None:
+            continue
+        if rng.random() < 0.5:
+            cfg, kind = fam.default(wl, device), "default"
+        else:
+            valid = [c for c in fam.space(wl, _random_axes(family))
+                     if not c.problems(wl, device)]
+            if not valid:
+                continue
+            cfg, kind = rng.choice(valid), "random"
+        out.append(FuzzCase(wl, cfg, kind, rng.choice(("unit", "large")), rng.randrange(2**31)))
+    return out
+
+
+def write_sources(todo: list[FuzzCase], out: Path, arch: str) -> None:
+    """Each case's library source and description in out/NNN/, with a progress line each."""
+    from ..runtime.cache import library_source
+
+    for i, case in enumerate(todo):
+        folder = out / f"{i:03d}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / SOURCE_FILE).write_text(library_source(case.wl, case.cfg, arch))
+        (folder / CASE_FILE).write_text(json.dumps(case.to_json()) + "\n")
+        print(f"[{i + 1}/{len(todo)}] {case.wl.key} {case.cfg.name(case.wl)}", file=sys.stderr,
+              flush=True)
+
+
+def read_sources(folder: Path) -> list[tuple[FuzzCase, Path]]:
+    """The cases write_sources left in folder, each with its library source."""
+    found = sorted(folder.glob(f"*/{CASE_FILE}"))
+    return [(FuzzCase.from_json(json.loads(p.read_text())), p.parent / SOURCE_FILE)
+            for p in found]
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m wino_tvm.bench.fuzz_cases", description=__doc__)
+    p.add_argument("--family", action="append", choices=sorted(PRECISIONS), required=True)
+    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--count", type=int, default=12)
+    p.add_argument("--arch", default="sm_90")
+    args = p.parse_args(argv)
+    write_sources(cases(args.seed, args.count, tuple(args.family)), args.out, args.arch)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
