@@ -10,22 +10,21 @@
 //
 // Flat rows: the staged patch holds the input rows in padded order, each image's H rows after a
 // zero row (the pad shared by two images), so that every A row's V for filter row r sits r patch
-// rows below its V for row 0, in every image alike. The GEMM's rows are (o, t), t < T =
-// ceil(W / 2), o = n * (H + 1) + h: the padded rows, each image's last a row of garbage outputs
-// over the zero row; or with kCompactRows o = n * H + h, without those (1 / (H + 1) fewer MMAs,
-// a patch of more rows: the tuner picks, f23_rows/). With kRowPairs the GEMM's rows come in
-// pairs instead: a lane's two A rows (16 w + g and + 8) are the tiles (o, t) and (o + 1, t) of
-// pair P = (o / 2) T + t, o even, adjacent patch rows (compact rows need H even), so the V row 1
-// patch row below serves both: 4 V rows a chunk instead of 6, but a warpgroup's patch spans
-// whole pairs of rows (f23_pairs/: the tuner picks). Each thread finds its rows' place in the
-// patch once per tile. A block owns 128 consecutive rows x 64 output channels (a tile; with
-// kPersist a resident block loops over tiles, its copies running on into the next tile while
-// it finishes this one; with kStreamK it takes a contiguous share of all tiles' chunks, a tile
-// split between blocks summed through a global workspace: see "Stream-K's split tiles" below,
-// experiments: tune_sk) and loops over C in chunks of 16 channels (or over 1 / kSplits
-// of C: a cluster of kSplits blocks along z splits the reduction, and the owner of each output adds
-// the others' partial sums through distributed shared memory before its epilogue). Its two
-// warpgroups (64 rows each) share only U:
+// rows below its V for row 0, in every image alike. The GEMM's rows are (o, t), t < T = ceil(W /
+// 2), o = n * (H + 1) + h: the padded rows, each image's last a row of garbage outputs over the
+// zero row; or with kCompactRows o = n * H + h, without those (1 / (H + 1) fewer MMAs, a patch of
+// more rows: the tuner picks; experiments: f23_rows). With kRowPairs the GEMM's rows come in pairs
+// instead: a lane's two A rows (16 w + g and + 8) are the tiles (o, t) and (o + 1, t) of pair P =
+// (o / 2) T + t, o even, adjacent patch rows (compact rows need H even), so the V row 1 patch row
+// below serves both: 4 V rows a chunk instead of 6, but a warpgroup's patch spans whole pairs of
+// rows (experiments: f23_pairs; the tuner picks). Each thread finds its rows' place in the patch
+// once per tile. A block owns 128 consecutive rows x 64 output channels (a tile; with kPersist a
+// resident block loops over tiles, its copies running on into the next tile while it finishes this
+// one; with kStreamK it takes a contiguous share of all tiles' chunks, a tile split between blocks
+// summed through a global workspace: see "Stream-K's split tiles" below, experiments: tune_sk) and
+// loops over C in chunks of 16 channels (or over 1 / kSplits of C: a cluster of kSplits blocks
+// along z splits the reduction, and the owner of each output adds the others' partial sums through
+// distributed shared memory before its epilogue). Its two warpgroups (64 rows each) share only U:
 //   U's 12 (j, r) slices of a chunk (24 KB, contiguous in U): one bulk copy by thread 0 into a
 //   ring of 4 stages on mbarriers (`full` by bytes, `empty` by one arrival per warpgroup).
 //   Each warpgroup on its own, with its own named barrier (a block's warps waiting for each
@@ -179,7 +178,8 @@ __host__ __device__ constexpr int k_slot(int c) { return 8 * (c % 4 / 2) + 2 * (
 // A lane's 16 output channels, as y is stored: kRuns runs of 16 bytes, kRun channels each; run r
 // of lane q is channels run_channel(r, q) .. + kRun - 1 of its block, so that one store of a
 // run by a warp writes 4 lanes' 64 contiguous bytes per pixel, whole 32-byte sectors
-// (f23_sectors/: a lane's 16 adjacent channels took an fp16 or f32 y's sectors in halves).
+// (experiments: f23_sectors; a lane's 16 adjacent channels took an fp16 or f32 y's sectors in
+// halves).
 constexpr int kRun = 16 / (int)sizeof(YT), kRuns = 16 / kRun;
 __host__ __device__ constexpr int run_channel(int r, int q) { return 4 * kRun * r + kRun * q; }
 
@@ -594,7 +594,7 @@ __device__ __forceinline__ void forward(const XT* __restrict__ x, const half* __
   const uint32_t base = smem_address(smem);
   int warpgroup = threadIdx.x / kGroupThreads, tid = threadIdx.x % kGroupThreads;
   // Opaque to ptxas, so that it keeps them in registers instead of reading threadIdx.x again
-  // (S2R) in the chunk loop, in front of the warpgroup's barrier (f23_rows/ run 4).
+  // (S2R) in the chunk loop, in front of the warpgroup's barrier (experiments: f23_rows, run 4).
   asm volatile("" : "+r"(warpgroup), "+r"(tid));
   const uint32_t x_base = base + kUStages * kUBytes + warpgroup * kGroupBytes;
   const uint32_t bars = base + kUStages * kUBytes + kWarpgroups * kGroupBytes;
@@ -633,7 +633,7 @@ __device__ __forceinline__ void forward(const XT* __restrict__ x, const half* __
   // Descriptor of U's slice (j, r) = (0, 0) at stage 0; the slice and stage add constants.
   const uint64_t b_desc0 = descriptor(base, 16u * kBlockK);
 
-  float acc[4][32];  // not zeroed: a tile's first wgmma has scale-d 0 (sk_fixup/ d-)
+  float acc[4][32];  // not zeroed: a tile's first wgmma has scale-d 0 (experiments: sk_fixup, d-)
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < kUStages; ++s) {
@@ -696,9 +696,9 @@ __device__ __forceinline__ void forward(const XT* __restrict__ x, const half* __
       // a[.][r]'s registers belong to the last chunk's group r until it is done (wait 2). With
       // kRowPairs V rows 1 and 2 are each read by two groups (the compiler computes them once),
       // and a register a pending group reads must not be written (the PTX ISA; with wait 2
-      // ptxas reused such registers while their groups were in flight, f23_pairs/ run 1): so
-      // filter rows 0 and 1 wait until the last chunk's groups 1 and 2 are done (wait 1) and
-      // overlap one group's MMAs. The next V rows' loads are issued before the wait.
+      // ptxas reused such registers while their groups were in flight; experiments: f23_pairs,
+      // run 1): so filter rows 0 and 1 wait until the last chunk's groups 1 and 2 are done
+      // (wait 1) and overlap one group's MMAs. The next V rows' loads are issued before the wait.
       Pixels d[kVRows];
       load_v_rows(xs, tasks, 0, d);
 #pragma unroll
@@ -732,7 +732,7 @@ __device__ __forceinline__ void forward(const XT* __restrict__ x, const half* __
   }
   if constexpr (kStreamK) {
     // Outside the loop the loop's state is dead, so the partials' loads fit beside the
-    // accumulators (inside it they took 254 registers: sk_fixup/).
+    // accumulators (inside it they took 254 registers; experiments: sk_fixup).
     if (gather_tile >= 0) {
       gather_partials(acc, (gather_tile + 1) * kRankChunks, partials, flags);
       finish_tile(gather_tile, Piece::kWhole);

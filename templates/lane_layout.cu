@@ -1004,7 +1004,7 @@ __device__ __forceinline__ void forward(const void* x_map, const XT* __restrict_
         // address) and every warp waited for the stores to drain before the next barrier (8%
         // of the 640² pick's stall samples, experiments: stack_ncu). Pinned, they wait
         // after it: neutral, 1.001x-1.012x; pinned between two chunks, 0.98x-0.99x at the
-        // int8-y picks (store_wait/).
+        // int8-y picks (experiments: store_wait).
         if constexpr (kChunks == 1) asm volatile("" : "+r"(phase));
       } else {
         wait_oldest_chunk(group);

@@ -323,8 +323,9 @@ def cudnn_api_specs() -> list[tuple[str, ConvSpec]]:
     fastest of every engine configuration cuDNN's backend API builds for the graph."""
     half, gemm = "fp16", "IMPLICIT_PRECOMP_GEMM"
     return [
-        # cuDNN's best fp16 without cudnn.benchmark's noisy pick (cudnn_spread/), accumulating
-        # in fp32 (as the torch baseline does) and in fp16 (as our fp16-accumulator kernels).
+        # cuDNN's best fp16 without cudnn.benchmark's noisy pick (experiments: cudnn_spread),
+        # accumulating in fp32 (as the torch baseline does) and in fp16 (as our fp16-accumulator
+        # kernels).
         *(("cudnn_engines", ConvSpec(half, "NHWC", half, acc, ENGINES, "any"))
           for acc in ("fp32", half)),
         ("cudnn_int8_engines", ConvSpec("int8", "NHWC", "fp32", "int32", ENGINES, "any")),

@@ -67,7 +67,8 @@ def schedule_otrans(sch: s_tir.Schedule, wl: Conv2dWorkload, cfg: PkfConfig) -> 
     if cfg.ot_row_step(wl) != 1:
         # A warp reads ot_warp_rows() tile rows at once; rows alpha apart fall on disjoint banks
         # where adjacent ones conflict (config.PkfConfig.ot_row_step). H100: 1.035-1.045x for
-        # the fp16-accumulator 32/32 ks2 kernels, 1.02-1.07x for int8 16/16 (ot_rows_ab/).
+        # the fp16-accumulator 32/32 ks2 kernels, 1.02-1.07x for int8 16/16 (experiments:
+        # ot_rows_ab).
         _, row, warp = sch.split(t_i, [None, cfg.ot_warp_rows(), wl.alpha])
         sch.reorder(warp, row)
         lane = sch.fuse(row, k_i)
