@@ -270,8 +270,9 @@ class PkfConfig(FamilyConfig):
     def device_problems(self, wl: Conv2dWorkload, device: DeviceLimits | None) -> list[str]:
         """Also the OTrans kernel of the unfused kernels, which stages the block's M slice
         (alpha^2 x tb_m x m_channels accumulators) in shared memory."""
+        out = super().device_problems(wl, device)
         staged = self._m_bytes(wl, self.m_row_elems(wl))
-        if self.fusion == "full" or device is None or staged <= device.smem_per_block:
-            return super().device_problems(wl, device)
-        return [f"pkf: the OTrans kernel's M slice ({staged} B) exceeds {device.name}'s "
-                f"{device.smem_per_block} B per block: a smaller tb_m or tb_n"]
+        if self.fusion != "full" and device is not None and staged > device.smem_per_block:
+            out.append(f"pkf: the OTrans kernel's M slice ({staged} B) exceeds {device.name}'s "
+                       f"{device.smem_per_block} B per block: a smaller tb_m or tb_n")
+        return out
