@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
+COMMIT_ENV = "WINO_TVM_COMMIT"
+
 
 def commit_id() -> str:
-    """Short commit of this checkout, '-dirty' when tracked files changed; 'unknown' without
-    git or a .git (e.g. a copy on the GPU machine)."""
+    """$WINO_TVM_COMMIT if set (a copy of the tree whose own .git is another commit's, as on the
+    GPU machine); else the checkout's short commit, '-dirty' when tracked files changed;
+    'unknown' without git or a .git."""
+    if os.environ.get(COMMIT_ENV):
+        return os.environ[COMMIT_ENV]
     root = Path(__file__).resolve().parents[1]
     try:
         def git(*args: str) -> str:

@@ -268,6 +268,8 @@ def test_commit_id(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     assert commit.commit_id() != "unknown"  # this checkout
     monkeypatch.setenv("PATH", str(tmp_path / "no-bin"))  # no git
     assert commit.commit_id() == "unknown"
+    monkeypatch.setenv("WINO_TVM_COMMIT", "abc1234")  # the tree's commit, named by the caller
+    assert commit.commit_id() == "abc1234"
 
 
 def test_bench_cli_errors_on_cpu(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
