@@ -69,9 +69,11 @@ def run(case: FuzzCase, library: WinoLibrary, large: float = LARGE_OUTPUT) -> di
 def run_all(todo: list[FuzzCase], large: float = LARGE_OUTPUT) -> list[dict]:
     """Every case, its libraries built in parallel first (the template families)."""
     _, arch = device_of(0)
-    cache.build_all([(c.wl, c.cfg) for c in todo], arch)
-    return run_each([(c, cache.load(cache.build(c.wl, c.cfg, arch, quiet=True))) for c in todo],
-                    large)
+    built = cache.build_all([(c.wl, c.cfg) for c in todo], arch)
+    for result in built:
+        if isinstance(result, Exception):
+            raise result
+    return run_each([(c, cache.load(path)) for c, path in zip(todo, built, strict=True)], large)
 
 
 def run_sources(folder: Path, large: float = LARGE_OUTPUT) -> list[dict]:

@@ -62,7 +62,11 @@ def library_path(wl: Conv2dWorkload, cfg: FamilyConfig, arch: str) -> tuple[Path
 
 def build(wl: Conv2dWorkload, cfg: FamilyConfig, arch: str, quiet: bool = False) -> Path:
     """The cached library of cfg on wl for arch, compiled first if the cache lacks it."""
-    path, source = library_path(wl, cfg, arch)
+    return _build_at(*library_path(wl, cfg, arch), arch, f"{cfg.name(wl)} for {wl.key}", quiet)
+
+
+def _build_at(path: Path, source: str, arch: str, label: str, quiet: bool) -> Path:
+    """The library at path, compiled from source first if the cache lacks it."""
     if path.is_file():
         return path
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -71,8 +75,8 @@ def build(wl: Conv2dWorkload, cfg: FamilyConfig, arch: str, quiet: bool = False)
         if path.is_file():
             return path
         if not quiet:
-            print(f"wino_tvm: compiling {cfg.name(wl)} for {wl.key} ({arch}; first use, cached "
-                  f"in {path.parent})", file=sys.stderr, flush=True)
+            print(f"wino_tvm: compiling {label} ({arch}; first use, cached in {path.parent})",
+                  file=sys.stderr, flush=True)
         (path.parent / "library.cu").write_text(source)
         with tempfile.TemporaryDirectory(dir=path.parent) as tmp:
             built = compile_library_source(path.parent / "library.cu", arch,
@@ -84,34 +88,39 @@ def build(wl: Conv2dWorkload, cfg: FamilyConfig, arch: str, quiet: bool = False)
 def build_all(items: Iterable[tuple[Conv2dWorkload, FamilyConfig]], arch: str,
               jobs: int | None = None) -> list[Path | Exception]:
     """Build many libraries in parallel (nvcc is the slow part), each its path or its error,
-    with a progress line per finished build."""
+    with a progress line per finished build. Each source is generated once."""
     items = list(items)
 
-    def cached(wl: Conv2dWorkload, cfg: FamilyConfig) -> bool:
+    def located(wl: Conv2dWorkload, cfg: FamilyConfig) -> tuple[Path, str] | Exception:
         try:
-            return library_path(wl, cfg, arch)[0].is_file()
-        except Exception:  # a config that does not generate fails in one() below
-            return False
-    todo = [(wl, cfg) for wl, cfg in items if not cached(wl, cfg)]
+            return library_path(wl, cfg, arch)
+        except Exception as exc:  # a config that does not generate: its result is the error
+            return exc
+    where = [located(wl, cfg) for wl, cfg in items]
+    todo = {i for i, found in enumerate(where)
+            if isinstance(found, Exception) or not found[0].is_file()}
     if todo:
         print(f"wino_tvm: compiling {len(todo)} kernel libraries for {arch} (first use; cached "
               f"in {cache_root()})", file=sys.stderr, flush=True)
     done = 0
 
-    def one(item: tuple[Conv2dWorkload, FamilyConfig]) -> Path | Exception:
+    def one(i: int) -> Path | Exception:
         nonlocal done
-        try:
-            result: Path | Exception = build(*item, arch, quiet=True)
-        except Exception as exc:  # one config's failure must not stop the others
-            result = exc
-        if item in todo:
+        wl, cfg = items[i]
+        result = where[i]
+        if not isinstance(result, Exception):
+            try:
+                result = _build_at(*result, arch, f"{cfg.name(wl)} for {wl.key}", quiet=True)
+            except Exception as exc:  # one config's failure must not stop the others
+                result = exc
+        if i in todo:
             done += 1
-            print(f"wino_tvm: [{done}/{len(todo)}] {item[1].name(item[0])} {item[0].key}",
+            print(f"wino_tvm: [{done}/{len(todo)}] {cfg.name(wl)} {wl.key}",
                   file=sys.stderr, flush=True)
         return result
 
     with ThreadPoolExecutor(jobs or os.cpu_count() or 1) as pool:
-        return list(pool.map(one, items))
+        return list(pool.map(one, range(len(items))))
 
 
 def load(path: Path) -> WinoLibrary:
