@@ -71,12 +71,18 @@ using ET = {{E_T}};  // bias and residual: y's type, float with int8 in (integer
 constexpr bool kInt8In = std::is_same_v<XT, int8_t>;
 constexpr bool kScaledOut = {{SCALED_OUT}};  // y = conv / *y_scale (int8 in, fp16 or int8 y)
 
-constexpr int kT = (kW + 1) / 2;            // tiles per row
+// Strips: an image wider than a patch row takes (its rows of tiles cut into kStrips strips of kT
+// tiles each, with their 2 halo pixels); the strips stack as images of their own (virtual images
+// v = n kStrips + s), so that every other rule of the row layout stays as it is.
+constexpr int kStripTiles = {{STRIP_TILES}};  // tiles per strip; 0: whole rows
+constexpr int kT = kStripTiles > 0 ? kStripTiles : (kW + 1) / 2;  // tiles per patch row
+constexpr int kStrips = ((kW + 1) / 2 + kT - 1) / kT;
+constexpr int kImages = kN * kStrips;
 constexpr bool kCompactRows = {{COMPACT_ROWS}};  // GEMM rows without the garbage rows
 constexpr bool kRowPairs = {{ROW_PAIRS}};        // a lane's two A rows one row of tiles apart
 constexpr int kHp = kH + 1;                 // padded rows per image: the zero row, then H
 constexpr int kImageRows = kCompactRows ? kH : kHp;  // rows of tiles per image
-constexpr int kTileRows = kN * kImageRows;
+constexpr int kTileRows = kImages * kImageRows;
 // GEMM rows; with kRowPairs the last pair's second row may lie past the images
 constexpr int kRows = (kRowPairs ? (kTileRows + 1) / 2 * 2 : kTileRows) * kT;
 constexpr int kBlockK = 64;                 // output channels per block (n64)
@@ -243,8 +249,9 @@ __device__ __forceinline__ CopyPlan plan_copies(int tid, int g0) {
   for (int s = 0; s < kXSteps; ++s) {
     const int i = tid + s * kGroupThreads;
     const int pixel = i >> kPieceShift, pr = pixel / kPatchCols, px = pixel % kPatchCols;
-    const int p = padded_row(first_row(g0)) + pr, n = p / kHp, h = p % kHp - 1, w = px - 1;
-    const bool inside = i < kXPieces && n < kN && h >= 0 && (unsigned)w < (unsigned)kW;
+    const int p = padded_row(first_row(g0)) + pr, v = p / kHp, h = p % kHp - 1;
+    const int n = v / kStrips, w = v % kStrips * 2 * kT + px - 1;
+    const bool inside = i < kXPieces && v < kImages && h >= 0 && (unsigned)w < (unsigned)kW;
     plan.src[s] = inside ? ((n * kH + h) * kW + w) * kC + (i & (kPixelPieces - 1)) * 8 : -1;
   }
   return plan;
@@ -558,11 +565,12 @@ __device__ __forceinline__ void finish(const float (&acc)[4][32], int g0, int k_
   for (int hh = 0; hh < 2; ++hh) {
     const TileAt tile = tile_at(g0, warp, g, hh);
     if (tile.o >= kTileRows) continue;
-    const int t = tile.t, n = tile.o / kImageRows, h = tile.o % kImageRows;
+    const int v = tile.o / kImageRows, n = v / kStrips, h = tile.o % kImageRows;
+    const int w0 = v % kStrips * 2 * kT + 2 * tile.t;  // the tile's first output pixel
     if (h >= kH) continue;  // the garbage row (padded rows)
 #pragma unroll
     for (int px = 0; px < 2; ++px) {
-      const int slot = 2 * hh + px, w = 2 * t + px;
+      const int slot = 2 * hh + px, w = w0 + px;
       if (slot % kSplits != rank || w >= kW) continue;
       const long long pixel = ((long long)(n * kH + h) * kW + w) * kK + k_block;
 #pragma unroll

@@ -55,7 +55,7 @@ def test_defaults_rank_f23_first_from_c128_and_lane_below():
 
 
 def test_unsupported_shape_has_no_candidates_and_a_reason():
-    base = fp16(1, 128, 128, 512, 512)  # lane: U of C=512 does not fit; f23: W=128 too wide
+    base = fp16(1, 128, 128, 512, 96)  # lane: U of C=512 does not fit; f23: K % 64 != 0
     assert candidates(base, H200, Policy()) == []
     why = unsupported_reason(base, H200, Policy())
     assert "lane" in why and "f23" in why

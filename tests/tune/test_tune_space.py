@@ -294,25 +294,32 @@ def test_int8_space_has_m_2_and_4_only() -> None:
 def test_default_space_is_the_old_one_with_f23() -> None:
     """Every family is in the default space now; before the families (commit 7bb888f) the
     F(2, 3) configs were opt-in (`--f23 0,1`): the same configs, 5005 with them and 4973
-    without."""
+    without. The f23 strips (sw) add their configs on top, the old ones unchanged."""
     assert DEFAULT_AXES == Axes(families=("pkf", "lane", "f23"), m=(2, 4), knobs={})
     wl = Conv2dWorkload(128, 28, 28, 128, 128, "fp16", 2)
     space, _ = default_space(wl)
     assert {c.cfg.FAMILY for c in space} == {"pkf", "lane", "f23"}
-    assert len(space) == 5005
-    assert names_digest(space) == (
+    whole_rows = [c for c in space if getattr(c.cfg, "strip", 0) == 0]
+    assert len(whole_rows) == 5005
+    assert names_digest(whole_rows) == (
         "6d0b8fca0ef792adcd96438e73fe935a19d4cee8f952988b9dcf72639fd12eb6")
+    # strips of 8 tiles (16 of 14 tiles a row is no strip): 2 per whole-row config
+    assert {c.cfg.strip for c in space if c not in whole_rows} == {8}
+    assert len(space) == 5005 + 32
     old_default = [c for c in space if c.cfg.FAMILY != "f23"]
     assert len(old_default) == 4973
     assert names_digest(old_default) == (
         "87babb87e9b965786905baa7d0b5055e3b1227a6fbcac243ec96b1d506029a20")
-    # The paper's workload: the f23 configs all need more shared memory than an H100 has at
-    # W = 224, so the default space is the one of commit 7bb888f with or without --f23 0,1.
+    # The paper's workload: the whole-row f23 configs all need more shared memory than an H100
+    # has at W = 224, so without strips the default space is the one of commit 7bb888f with or
+    # without --f23 0,1.
     paper, refused = default_space(PAPER)
+    paper_whole_rows = [c for c in paper if getattr(c.cfg, "strip", 0) == 0]
     # (shared_memory refused 3158 before the OTrans kernel's counted; the space is the same)
-    assert len(paper) == 4318 and refused["shared_memory"] == 4478
-    assert names_digest(paper) == (
+    assert len(paper_whole_rows) == 4318
+    assert names_digest(paper_whole_rows) == (
         "caad9bb24cb7c9382a07824384a327f38675ddb662392effdc8200585be90613")
+    assert {c.cfg.FAMILY for c in paper if c not in paper_whole_rows} == {"f23"}
 
 
 def test_candidate_name_round_trip() -> None:

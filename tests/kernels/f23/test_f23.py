@@ -125,9 +125,11 @@ def test_tiles_and_fragment_are_fixed() -> None:
     (fp16(32, 14, 14, 256, 256), F23Config(stages=2), "f23: stages=2 is not one of 3, 4"),
     (fp16(4096, 512, 512, 256, 256), ST3,
      "f23: x and y must have fewer than 2^31 elements (32-bit offsets): split the batch N=4096"),
-    # shared memory: the fix is fewer stages where they fit, else another family
+    # shared memory: the fix is fewer stages where they fit, else strips
     (fp16(32, 56, 56, 64, 64), ST4, ("exceeds NVIDIA H100's 232448 B per block", "fewer stages")),
-    (fp16(8, 112, 112, 64, 64), ST3, ("exceeds NVIDIA H100's 232448 B per block", "lane")),
+    (fp16(8, 112, 112, 64, 64), ST3, ("exceeds NVIDIA H100's 232448 B per block", "strips (sw)")),
+    (fp16(1, 56, 56, 256, 256), ST3.with_(strip=32),
+     "f23: strip=32 tiles (sw) is not below W=56's 28 tiles a row: drop strip"),
     (fp16(32, 14, 14, 256, 256), F23Config(stages=3, c_split=3),
      "f23: c_split=3 is not one of 1, 2, 4"),
     (fp16(32, 14, 14, 48, 256), CS2,
@@ -177,11 +179,11 @@ F23 = ["--family", "f23"]
 @pytest.mark.parametrize("argv, message", [
     # a lane knob, the tiles, the TVM family's knobs on f23: the f23 family's knobs named
     ([*F23, "--set", "tap_split=2"], "with KNOB one of the f23 family's persist, stream_k, "
-     "compact_rows, row_pairs, stages, c_split"),
+     "compact_rows, row_pairs, stages, strip, c_split"),
     ([*F23, "--set", "tb_n=32"], "with KNOB one of the f23 family's persist, stream_k, "
-     "compact_rows, row_pairs, stages, c_split"),
+     "compact_rows, row_pairs, stages, strip, c_split"),
     ([*F23, "--set", "groups=2"], "with KNOB one of the f23 family's persist, stream_k, "
-     "compact_rows, row_pairs, stages, c_split"),
+     "compact_rows, row_pairs, stages, strip, c_split"),
     ([*F23, "--set", "wgmma=1"], "--set 'wgmma=1': expected KNOB=VALUE with KNOB one of the f23 "
      "family's"),
     ([*F23, "--fusion", "full"], "--fusion is a knob of the pkf family, not f23: drop it or use "
@@ -196,9 +198,9 @@ F23 = ["--family", "f23"]
      "int8 with fp32 accumulators runs on fp16 MMAs and takes m=2 only, not m=4"),
     (["--dtype", "int8", "--accum", "fp32", "--m", "2"], "--family f23"),
     ([*F23, "--set", "stages=5"], "stages='5': choose one of 3, 4"),
-    ([*F23, "--shape", "1,112,112,64,64"],
+    ([*F23, "--shape", "1,112,112,64,64", "--set", "strip=0", "--set", "stages=3"],
      ("f23: shared memory 262720 B (U's ring, and the input patches of W=112 in 3 stages) "
-      "exceeds NVIDIA H100's 232448 B per block", "the lane or pkf family for images this wide")),
+      "exceeds NVIDIA H100's 232448 B per block", "strips (sw) for images this wide")),
     ([*F23, "--set", "c_split=8"], "c_split='8': choose one of 1, 2, 4"),
     ([*F23, "--set", "persist=1", "--set", "c_split=2"],
      "f23: persist=1 does not split C: drop c_split"),
@@ -336,8 +338,8 @@ def test_int8_row_pad_keeps_loads_within_two_wavefronts(h: int, compact_rows: bo
 
 def test_space_offers_f23_only_where_it_applies() -> None:
     for wl, stages in ((fp16(32, 14, 14, 256, 256), {3, 4}), (fp16(32, 28, 28, 128, 128), {3, 4}),
-                       (fp16(32, 56, 56, 64, 64), {3}),
-                       (fp16(128, 7, 7, 512, 512), {3, 4}), (fp16(1, 224, 224, 64, 64), set()),
+                       (fp16(32, 56, 56, 64, 64), {3, 4}),  # 4 stages with strips only
+                       (fp16(128, 7, 7, 512, 512), {3, 4}), (fp16(1, 224, 224, 64, 64), {3, 4}),
                        (fp16(32, 14, 14, 256, 256, accum="fp16"), set()),
                        (int8(32, 14, 14, 256, 256), {3, 4})):
         space, _ = config_space(wl, H100)
@@ -417,6 +419,17 @@ VARIANTS = {
     "c256_14_sk_rp_n128": (fp16(128, 14, 14, 256, 256), SK3_RP),
     "c48_h2_sk_cr_rp_odd": (fp16(33, 2, 7, 48, 128), SK3_CR_RP),
     "c48_h2_pb_rp_odd_rows": (fp16(33, 2, 7, 48, 128), PB3_RP),
+    # strips (virtual images of a strip's width): a last strip of fewer tiles and a tile past
+    # the image (odd W), with every schedule and row layout; int8 with its patch pads
+    "c128_sw8_odd_epilogue": (fp16(2, 9, 37, 128, 64, epilogue=ALL), ST3.with_(strip=8)),
+    "c64_sw16_pb_cr_rp": (fp16(3, 10, 70, 64, 128), PB3_CR_RP.with_(strip=16)),
+    "c32_sw8_sk_odd_residual": (fp16(5, 7, 45, 32, 64, epilogue=("residual",)),
+                                SK3.with_(strip=8)),
+    "c256_sw16_pb_4_strips": (fp16(1, 40, 100, 256, 128, epilogue=ALL), PB3.with_(strip=16)),
+    "c512_sw32_cs2_odd_bias": (fp16(1, 19, 129, 512, 64, epilogue=("bias",)),
+                               CS2.with_(strip=32)),
+    "int8_c64_sw8_cs2_rp_int8y_epilogue": (
+        int8(2, 9, 27, 64, 128, out="int8", epilogue=ALL), CS2_RP.with_(strip=8)),
     # int8 in (x int8 in shared memory, exact in fp16): each y, the epilogue in integer units
     # (float bias and residual), each row layout and schedule, the patch's row pads (W = 7 .. 28)
     "int8_c256_14": (int8(2, 14, 14, 256, 256), ST3),

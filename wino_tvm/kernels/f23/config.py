@@ -51,6 +51,11 @@ KNOBS = (
          "a lane's two GEMM rows one row of tiles apart, so one transformed input row serves "
          "both"),
     Knob("stages", 3, (3, 4), "st", "input buffers per warpgroup", always=True),
+    # Strips keep the patch to a strip's width, so the kernel takes any W (experiments:
+    # f23_strips): the tuner tries them where whole rows do not fit or leave few tiles a row.
+    Knob("strip", 0, (0, 8, 16, 32), "sw",
+         "rows of tiles cut into strips of this many tiles (2 output pixels each), stacked as "
+         "images of their own; 0: whole rows"),
     # cs4 lost everywhere it was measured (experiments: tune_csplit): not in the default axis.
     Knob("c_split", 1, (1, 2, 4), "cs",
          "a cluster of this many blocks shares each block's outputs, each with that share of "
@@ -78,14 +83,22 @@ class F23Config(FamilyConfig):
         """TAPS sets of a warpgroup's m64 x tb_n over its threads, 4 bytes each."""
         return TAPS * WARPGROUP_ROWS * TB_N // (4 * WARP_SIZE)
 
+    def tiles(self, wl: Conv2dWorkload) -> int:
+        """Tiles (2 output pixels each) per row of the patch: a strip's, or a whole row's."""
+        return self.strip or -(-wl.w // 2)
+
+    def images(self, wl: Conv2dWorkload) -> int:
+        """Images as the GEMM rows stack them: each strip of each image is one."""
+        return wl.n * -(-(-(-wl.w // 2)) // self.tiles(wl))
+
     def rows(self, wl: Conv2dWorkload) -> int:
-        """GEMM rows: N H ceil(W / 2) tiles of 2 output pixels with compact_rows, else
-        N (H + 1) ceil(W / 2), each image's last row of tiles garbage over the zero row between
+        """GEMM rows: images() H tiles() tiles of 2 output pixels with compact_rows, else
+        images() (H + 1) tiles(), each image's last row of tiles garbage over the zero row between
         images; with row_pairs rounded up to whole pairs of rows."""
-        tile_rows = wl.n * (wl.h if self.compact_rows else wl.h + 1)
+        tile_rows = self.images(wl) * (wl.h if self.compact_rows else wl.h + 1)
         if self.row_pairs:
             tile_rows += tile_rows % 2
-        return tile_rows * -(-wl.w // 2)
+        return tile_rows * self.tiles(wl)
 
     def smem_bytes(self, wl: Conv2dWorkload) -> int:
         """templates/f23_wgmma.cu's kSmemBytes, which it static_asserts: U's ring of U_STAGES
@@ -93,7 +106,7 @@ class F23Config(FamilyConfig):
         rows, a zero row before each image, that its 64 GEMM rows and the 2 filter rows below
         reach, each 2T + 2 pixels of 24 halves, or 16 bytes of int8, and row_pad_bytes; V goes
         from the patch into wgmma's A registers), and the U ring's two mbarriers a stage."""
-        tiles = -(-wl.w // 2)
+        tiles = self.tiles(wl)
         pairs = WARPGROUP_ROWS // 2  # with row_pairs: from a multiple of 32
         span = (2 * max((first % tiles + pairs - 1) // tiles
                         for first in range(0, pairs * tiles, pairs)) + 1 if self.row_pairs
@@ -114,7 +127,7 @@ class F23Config(FamilyConfig):
     def row_pad_bytes(self, wl: Conv2dWorkload) -> int:
         """Bytes after each row of the staged patch, so that a warp's loads stay on distinct
         banks where its tiles cross into the next row (with row_pairs, two)."""
-        tiles = -(-wl.w // 2)
+        tiles = self.tiles(wl)
         if wl.dtype == "int8":
             return _int8_patch_pad(self.rows(wl), wl.h, tiles, self.compact_rows,
                                    self.row_pairs)
@@ -151,6 +164,9 @@ class F23Config(FamilyConfig):
         if self.row_pairs and self.compact_rows and wl.h % 2:
             out.append(f"f23: row pairs (rp) of compact rows (cr) pair the rows of an image, "
                        f"H={wl.h} is odd: drop one (padded rows pair across images)")
+        if self.strip and self.strip >= -(-wl.w // 2):
+            out.append(f"f23: strip={self.strip} tiles (sw) is not below W={wl.w}'s "
+                       f"{-(-wl.w // 2)} tiles a row: drop strip")
         if wl.c % TB_K or wl.k % TB_N:
             out.append(f"f23: C={wl.c} must be a multiple of {TB_K} and K={wl.k} of {TB_N}")
         elif wl.c // TB_K % self.c_split:
@@ -163,8 +179,8 @@ class F23Config(FamilyConfig):
             fewer = "fewer stages, or " if self.stages > 3 else ""
             out.append(f"f23: shared memory {self.smem_bytes(wl)} B (U's ring, and the input "
                        f"patches of W={wl.w} in {self.stages} stages) exceeds {device.name}'s "
-                       f"{device.smem_per_block} B per block: {fewer}the lane or pkf family "
-                       "for images this wide")
+                       f"{device.smem_per_block} B per block: {fewer}strips (sw) for "
+                       "images this wide")
         return out or self.device_problems(wl, device)
 
 

@@ -35,6 +35,7 @@ def f23_kernels(wl: Conv2dWorkload, cfg: F23Config) -> Kernels:
         "STREAM_K": "true" if cfg.stream_k else "false",
         "COMPACT_ROWS": "true" if cfg.compact_rows else "false",
         "ROW_PAIRS": "true" if cfg.row_pairs else "false",
+        "STRIP_TILES": str(cfg.strip),
         "SK_MAX_BLOCKS": str(SK_MAX_BLOCKS),
         "SK_THREAD_FLOATS": str(SK_THREAD_FLOATS),
         "PARTIALS_ARG": "partials" if stream_k else "nullptr",
