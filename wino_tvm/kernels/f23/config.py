@@ -89,7 +89,8 @@ class F23Config(FamilyConfig):
 
     def images(self, wl: Conv2dWorkload) -> int:
         """Images as the GEMM rows stack them: each strip of each image is one."""
-        return wl.n * -(-(-(-wl.w // 2)) // self.tiles(wl))
+        row_tiles = -(-wl.w // 2)
+        return wl.n * -(-row_tiles // self.tiles(wl))
 
     def rows(self, wl: Conv2dWorkload) -> int:
         """GEMM rows: images() H tiles() tiles of 2 output pixels with compact_rows, else

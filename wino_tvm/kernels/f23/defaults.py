@@ -16,8 +16,9 @@ WIDE_STRIP = 16  # tiles per strip where whole rows do not fit (experiments: f23
 
 def default_config(wl: Conv2dWorkload, device: DeviceLimits) -> F23Config:
     """Whole rows, or strips where they do not fit (default_strip); four input buffers; a C
-    split of two where the tiles fill at most half the SMs, else persistent blocks; row pairs on narrow images (one transformed row serves two); compact
-    rows where an image's garbage row would cost a round of persistent blocks."""
+    split of two where the tiles fill at most half the SMs, else persistent blocks; row pairs
+    on narrow images (one transformed row serves two); compact rows where an image's garbage
+    row would cost a round of persistent blocks."""
     strip = default_strip(wl, device)
     cfg = F23Config(stages=4, row_pairs=wl.w <= 14, strip=strip)
     tiles = math.prod(F23Config(stages=4, strip=strip).grid(wl)[:2])
