@@ -54,6 +54,10 @@ namespace wino_f23 {
 
 constexpr int kN = {{N}}, kH = {{H}}, kW = {{W}}, kC = {{C}}, kK = {{K}};
 constexpr int kXStages = {{X_STAGES}};      // a warpgroup's input ring (stages)
+// 16-channel chunks per input stage: with 2, each pixel's copy is 64 contiguous bytes of x (two
+// sectors of a line) instead of 32, half the L1 wavefronts a byte of the cp.async copies, which
+// took 43% of all shared-memory wavefronts (experiments: f23_xchunks).
+constexpr int kXChunks = {{X_CHUNKS}};
 constexpr int kSplits = {{C_SPLITS}};       // blocks of a cluster (along z) sharing the C loop
 constexpr bool kPersist = {{PERSIST}};      // blocks loop over the tiles (grid.x resident blocks)
 // Persistent blocks each take a contiguous 1 / gridDim.x of all tiles' chunks (stream-K), so a
@@ -88,6 +92,7 @@ constexpr int kRows = (kRowPairs ? (kTileRows + 1) / 2 * 2 : kTileRows) * kT;
 constexpr int kBlockK = 64;                 // output channels per block (n64)
 constexpr int kChunkC = 16;                 // input channels per stage (one k16 step)
 constexpr int kChunks = kC / kChunkC;
+constexpr int kStageC = kXChunks * kChunkC;  // input channels per stage
 constexpr int kRankChunks = kChunks / kSplits;  // a block's chunks
 constexpr int kWarpgroups = 2;
 constexpr int kGroupRows = 64;              // a warpgroup's rows (m64)
@@ -112,9 +117,9 @@ constexpr int kPatchRows = kCompactRows ? kSpan + (kH - 1 + kSpan) / kH + 3
 constexpr int kPatchCols = 2 * kT + 2;
 // Bytes per staged pixel: fp16 24 halves, so that a warp's 8-byte loads of tiles 2 pixels apart
 // fall in distinct banks; int8 16 bytes (2 wavefronts a warp's 4-byte loads, as fp16's 8-byte).
-constexpr int kPixBytes = kInt8In ? kChunkC : 2 * (kChunkC + 8);
-constexpr int kPixelPieces = kChunkC * (int)sizeof(XT) / 16;  // 16-byte copies per pixel
-constexpr int kPieceShift = kPixelPieces / 2;                  // its log2 (it is 1 or 2)
+constexpr int kPixBytes = kInt8In ? kStageC : 2 * (kStageC + 8);
+constexpr int kPixelPieces = kStageC * (int)sizeof(XT) / 16;  // 16-byte copies per pixel
+constexpr int kPieceShift = kPixelPieces / 2;                  // its log2 (1, 2 or 4 pieces)
 // Bytes per patch row: the pixels, then a pad that keeps the loads' banks in step where a warp's
 // tiles cross into the next row (F23Config.row_pad_bytes, which says how).
 constexpr int kRowPadBytes = {{ROW_PAD_BYTES}};
@@ -123,7 +128,9 @@ constexpr int kRowBytes = kPatchCols * kPixBytes + kRowPadBytes;
 constexpr int kPix = kPixBytes / (int)sizeof(XT), kRowPad = kRowPadBytes / (int)sizeof(XT);
 constexpr int kRowElems = kRowBytes / (int)sizeof(XT);
 constexpr int kUStages = 4, kUAhead = 2;    // U's ring: 2 chunks in flight, 2 being read
-constexpr int kXAhead = kXStages - 1;       // all input stages but the one being read in flight
+// All input stages but the one being read in flight: a stage is copied at its first chunk, into
+// the stage its last chunk read kXChunks iterations before.
+constexpr int kXAhead = kXChunks * (kXStages - 1);
 constexpr int kXBytes = (kPatchRows * kRowBytes + 127) / 128 * 128;
 constexpr int kUBytes = 12 * kChunkC * kBlockK * 2;
 constexpr int kGroupBytes = kXStages * kXBytes;  // a warpgroup's input ring
@@ -131,7 +138,10 @@ constexpr int kGroupBytes = kXStages * kXBytes;  // a warpgroup's input ring
 constexpr int kSmemBytes = kUStages * kUBytes + kWarpgroups * kGroupBytes + 2 * kUStages * 8;
 
 static_assert(kC % kChunkC == 0 && kK % kBlockK == 0, "f23: C % 16 == 0 and K % 64 == 0");
-static_assert(kPixelPieces == 1 << kPieceShift, "f23: a pixel is one or two 16-byte copies");
+static_assert(kPixelPieces == 1 << kPieceShift, "f23: a pixel is 1, 2 or 4 16-byte copies");
+// A stage's chunks belong to one tile and rank: whole stages a tile, and no stream-K shares.
+static_assert(kXChunks == 1 || (kChunks / kSplits % kXChunks == 0 && !kStreamK),
+              "f23: two chunks a stage need an even number of chunks a block, no stream-K");
 static_assert(kChunks % kSplits == 0, "f23: the C splits must take whole 16-channel chunks");
 static_assert(!(kRowPairs && kCompactRows) || kH % 2 == 0,
               "f23: row pairs of compact rows pair the rows of an image: H even");
@@ -252,7 +262,9 @@ __device__ __forceinline__ CopyPlan plan_copies(int tid, int g0) {
     const int p = padded_row(first_row(g0)) + pr, v = p / kHp, h = p % kHp - 1;
     const int n = v / kStrips, w = v % kStrips * 2 * kT + px - 1;
     const bool inside = i < kXPieces && v < kImages && h >= 0 && (unsigned)w < (unsigned)kW;
-    plan.src[s] = inside ? ((n * kH + h) * kW + w) * kC + (i & (kPixelPieces - 1)) * 8 : -1;
+    plan.src[s] = inside ? ((n * kH + h) * kW + w) * kC +
+                               (i & (kPixelPieces - 1)) * (16 / (int)sizeof(XT))
+                         : -1;
   }
   return plan;
 }
@@ -634,9 +646,14 @@ __device__ __forceinline__ void forward(const XT* __restrict__ x, const half* __
     return reinterpret_cast<const unsigned char*>(U) + (long long)chunk * kUBytes;
   };
   CopyPlan copies;
-  const auto copy_x = [&](int it) {  // iteration it's patch into its stage, one commit group
+  // Iteration it's patch into its stage where it starts one (else nothing), one commit group.
+  const auto copy_x = [&](int it) {
     if (it == 0 || chunk_of(it) == 0) copies = plan_copies(tid, rows_of(tile_of(it)));
-    stage_x(x_base + (unsigned)it % kXStages * kXBytes, x_rank, copies, tid, chunk_of(it));
+    if ((unsigned)it % kXChunks == 0)
+      stage_x(x_base + (unsigned)it / kXChunks % kXStages * kXBytes, x_rank, copies, tid,
+              chunk_of(it));
+    else
+      cp_async_commit();
   };
   // Descriptor of U's slice (j, r) = (0, 0) at stage 0; the slice and stage add constants.
   const uint64_t b_desc0 = descriptor(base, 16u * kBlockK);
@@ -684,7 +701,7 @@ __device__ __forceinline__ void forward(const XT* __restrict__ x, const half* __
     const int chunks = kStreamK ? min(kRankChunks - chunk0, iterations - it) : kRankChunks;
     const TransformPlan tasks = plan_transform(tid, rows_of(tile));
     for (int chunk = 0; chunk < chunks; ++chunk, ++it) {
-      const int u_stage = (unsigned)it % kUStages, x_stage = (unsigned)it % kXStages;
+      const int u_stage = (unsigned)it % kUStages, x_stage = (unsigned)it / kXChunks % kXStages;
       cp_async_wait<kXAhead - 1>();
       mbarrier_wait(full(u_stage), (unsigned)it / kUStages & 1);
       // The chunk has landed for the warpgroup; its MMAs of it - 2 are done in all 4 warps.
@@ -698,7 +715,9 @@ __device__ __forceinline__ void forward(const XT* __restrict__ x, const half* __
       }
       if (it + kXAhead < iterations) copy_x(it + kXAhead);
       else cp_async_commit();
-      const XT* xs = reinterpret_cast<const XT*>(smem + (x_base - base) + x_stage * kXBytes);
+      // the stage's pixels at this chunk's channels
+      const XT* xs = reinterpret_cast<const XT*>(smem + (x_base - base) + x_stage * kXBytes) +
+                     (unsigned)it % kXChunks * kChunkC;
       const uint64_t b_desc = b_desc0 + (uint64_t)(u_stage * kUBytes >> 4);
       // One commit group per filter row r: its transform overlaps the MMAs of the two before.
       // a[.][r]'s registers belong to the last chunk's group r until it is done (wait 2). With

@@ -128,6 +128,10 @@ def test_tiles_and_fragment_are_fixed() -> None:
     # shared memory: the fix is fewer stages where they fit, else strips
     (fp16(32, 56, 56, 64, 64), ST4, ("exceeds NVIDIA H100's 232448 B per block", "fewer stages")),
     (fp16(8, 112, 112, 64, 64), ST3, ("exceeds NVIDIA H100's 232448 B per block", "strips (sw)")),
+    (fp16(32, 14, 14, 48, 256), ST3.with_(x_chunks=2),
+     "f23: x_chunks=2 (xc) must divide a block's 3 chunks of 16 channels (C=48, c_split=1)"),
+    (fp16(32, 14, 14, 256, 256), SK3.with_(x_chunks=2),
+     "f23: x_chunks=2 is not a stream-K schedule: drop stream_k"),
     (fp16(1, 56, 56, 256, 256), ST3.with_(strip=32),
      "f23: strip=32 tiles (sw) is not below W=56's 28 tiles a row: drop strip"),
     (fp16(32, 14, 14, 256, 256), F23Config(stages=3, c_split=3),
@@ -430,6 +434,18 @@ VARIANTS = {
                                CS2.with_(strip=32)),
     "int8_c64_sw8_cs2_rp_int8y_epilogue": (
         int8(2, 9, 27, 64, 128, out="int8", epilogue=ALL), CS2_RP.with_(strip=8)),
+    # two chunks an input stage (xc2): strips, whole rows with the row pad, the C split with row
+    # pairs, persistent blocks (128 tiles) with compact rows and row pairs, int8
+    "c256_sw8_pb_xc2_epilogue": (fp16(1, 40, 100, 256, 128, epilogue=ALL),
+                                 PB3.with_(strip=8, x_chunks=2)),
+    "c64_xc2_odd_bias_relu": (fp16(2, 11, 13, 64, 64, epilogue=("bias", "relu")),
+                                  ST3.with_(x_chunks=2)),
+    "c128_8x7_xc2_cs2_rp_residual": (fp16(3, 8, 7, 128, 128, epilogue=("residual",)),
+                                     CS2_RP.with_(x_chunks=2)),
+    "c96_pb_cr_rp_xc2_odd_epilogue_128_tiles": (fp16(48, 12, 13, 96, 256, epilogue=ALL),
+                                                PB3_CR_RP.with_(x_chunks=2)),
+    "int8_c64_sw8_xc2_int8y_epilogue": (int8(2, 9, 27, 64, 128, out="int8", epilogue=ALL),
+                                        ST3.with_(strip=8, x_chunks=2)),
     # int8 in (x int8 in shared memory, exact in fp16): each y, the epilogue in integer units
     # (float bias and residual), each row layout and schedule, the patch's row pads (W = 7 .. 28)
     "int8_c256_14": (int8(2, 14, 14, 256, 256), ST3),

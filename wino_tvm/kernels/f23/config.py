@@ -56,6 +56,10 @@ KNOBS = (
     Knob("strip", 0, (0, 8, 16, 32), "sw",
          "rows of tiles cut into strips of this many tiles (2 output pixels each), stacked as "
          "images of their own; 0: whole rows"),
+    Knob("x_chunks", 1, (1, 2), "xc",
+         "16-channel chunks per input stage: with 2 each pixel's copy is 64 contiguous bytes, "
+         "half the L1 wavefronts a copied byte",
+         requires=((lambda c: not c.stream_k, "is not a stream-K schedule: drop stream_k"),)),
     # cs4 lost everywhere it was measured (experiments: tune_csplit): not in the default axis.
     Knob("c_split", 1, (1, 2, 4), "cs",
          "a cluster of this many blocks shares each block's outputs, each with that share of "
@@ -105,7 +109,7 @@ class F23Config(FamilyConfig):
         """templates/f23_wgmma.cu's kSmemBytes, which it static_asserts: U's ring of U_STAGES
         chunks (12 slices of 16 x tb_n), per warpgroup `stages` input patches (the padded input
         rows, a zero row before each image, that its 64 GEMM rows and the 2 filter rows below
-        reach, each 2T + 2 pixels of 24 halves, or 16 bytes of int8, and row_pad_bytes; V goes
+        reach, each 2T + 2 pixels of pixel_bytes and row_pad_bytes; V goes
         from the patch into wgmma's A registers), and the U ring's two mbarriers a stage."""
         tiles = self.tiles(wl)
         pairs = WARPGROUP_ROWS // 2  # with row_pairs: from a multiple of 32
@@ -118,12 +122,17 @@ class F23Config(FamilyConfig):
             rows = span + 3
         else:
             rows = (WARPGROUP_ROWS + 2 * tiles - 1) // tiles + 2
-        pixel = TB_K if wl.dtype == "int8" else 2 * (TB_K + 8)
-        patch = rows * ((2 * tiles + 2) * pixel + self.row_pad_bytes(wl))
+        patch = rows * ((2 * tiles + 2) * self.pixel_bytes(wl) + self.row_pad_bytes(wl))
         group = self.stages * shmem_aligned(patch)
         u_chunk = 12 * TB_K * TB_N * 2
         warpgroups = TB_M // WARPGROUP_ROWS
         return U_STAGES * u_chunk + warpgroups * group + 2 * U_STAGES * MBARRIER_BYTES
+
+    def pixel_bytes(self, wl: Conv2dWorkload) -> int:
+        """A staged pixel: its x_chunks * 16 channels, fp16 with 8 halves more (so that a
+        warp's 8-byte loads of tiles 2 pixels apart fall in distinct banks)."""
+        channels = TB_K * self.x_chunks
+        return channels if wl.dtype == "int8" else 2 * (channels + 8)
 
     def row_pad_bytes(self, wl: Conv2dWorkload) -> int:
         """Bytes after each row of the staged patch, so that a warp's loads stay on distinct
@@ -131,15 +140,17 @@ class F23Config(FamilyConfig):
         tiles = self.tiles(wl)
         if wl.dtype == "int8":
             return _int8_patch_pad(self.rows(wl), wl.h, tiles, self.compact_rows,
-                                   self.row_pairs)
-        # fp16, 8-byte loads, a half-warp's 4 tiles at a time: crossing a row skips its 2 halo
-        # pixels (24 words), which lands one load on a bank another already reads (1.43x the
-        # shared load wavefronts at W = 14, 1.14x at 28); 8 more words a row keep the banks in
-        # step, and with T % 4 == 0 no half-warp crosses. With row pairs the tiles cross two
-        # rows: the pad makes that jump 24 T words mod 32, as if the row went on.
+                                   self.row_pairs, self.pixel_bytes(wl))
+        # fp16, 8-byte loads, a half-warp's 4 tiles at a time, a tile 2P words on (P: a
+        # pixel's words): crossing a row skips its 2 halo pixels, which lands one load on a
+        # bank another already reads (1.43x the shared load wavefronts at W = 14, 1.14x at 28,
+        # P = 12); a pad of -2P words mod 32 keeps the banks in step, and with T % 4 == 0 no
+        # half-warp crosses. With row pairs the tiles cross two rows: the pad makes that jump
+        # 2 T P words mod 32, as if the row went on.
+        words = self.pixel_bytes(wl) // 4
         if self.row_pairs:
-            return 4 * ((16 - (12 * tiles + 8) % 16) % 16)
-        return 0 if tiles % 4 == 0 else 32
+            return 4 * (-(tiles + 2) * words % 16)
+        return 0 if tiles % 4 == 0 else 4 * (-2 * words % 32)
 
     def grid(self, wl: Conv2dWorkload) -> tuple[int, int, int]:
         """Blocks along K (x), blocks of tb_m rows (y), the C split's cluster (z); persistent:
@@ -173,6 +184,10 @@ class F23Config(FamilyConfig):
         elif wl.c // TB_K % self.c_split:
             out.append(f"f23: c_split={self.c_split} must divide C={wl.c}'s {wl.c // TB_K} "
                        f"chunks of {TB_K} channels")
+        elif wl.c // TB_K // self.c_split % self.x_chunks:
+            out.append(f"f23: x_chunks={self.x_chunks} (xc) must divide a block's "
+                       f"{wl.c // TB_K // self.c_split} chunks of {TB_K} channels (C={wl.c}, "
+                       f"c_split={self.c_split}): drop x_chunks")
         if max(wl.c, wl.k) * wl.n * wl.h * wl.w > MAX_ELEMENTS:
             out.append(f"f23: x and y must have fewer than 2^31 elements (32-bit offsets): "
                        f"split the batch N={wl.n}")
@@ -186,7 +201,8 @@ class F23Config(FamilyConfig):
 
 
 @cache
-def _int8_patch_pad(rows: int, h: int, tiles: int, compact_rows: bool, row_pairs: bool) -> int:
+def _int8_patch_pad(rows: int, h: int, tiles: int, compact_rows: bool, row_pairs: bool,
+                    pixel: int) -> int:
     """The int8 row pad for `rows` GEMM rows: the least of INT8_ROW_PADS with the fewest shared
     load wavefronts (worst, then mean) over a period of warpgroups. Each lane (g, q) loads 4
     bytes of pixel 2t + e; 16-byte pixels put a row's 8 tiles 8 words apart, 2 to a bank (2
@@ -199,7 +215,7 @@ def _int8_patch_pad(rows: int, h: int, tiles: int, compact_rows: bool, row_pairs
         return o // h * (h + 1) + o % h if compact_rows else o
 
     def wavefronts(pad: int) -> tuple[int, float]:
-        row_bytes = (2 * tiles + 2) * 16 + pad
+        row_bytes = (2 * tiles + 2) * pixel + pad
         counts = []
         for g0 in range(0, groups * WARPGROUP_ROWS, WARPGROUP_ROWS):
             for warp in range(4):
@@ -212,7 +228,7 @@ def _int8_patch_pad(rows: int, h: int, tiles: int, compact_rows: bool, row_pairs
                         else:
                             o, t = divmod(g0 + 16 * warp + g + 8 * hh, tiles)
                         for q in range(4):
-                            word = (patch_row(o) * row_bytes + 32 * t + 4 * q) // 4
+                            word = (patch_row(o) * row_bytes + 2 * pixel * t + 4 * q) // 4
                             words.setdefault(word % 32, set()).add(word)
                     counts.append(max(len(bank) for bank in words.values()))
         return max(counts), sum(counts) / len(counts)

@@ -30,6 +30,7 @@ def f23_kernels(wl: Conv2dWorkload, cfg: F23Config) -> Kernels:
         "CONFIG": cfg.name(wl),
         "N": str(wl.n), "H": str(wl.h), "W": str(wl.w), "C": str(wl.c), "K": str(wl.k),
         "X_STAGES": str(cfg.stages),
+        "X_CHUNKS": str(cfg.x_chunks),
         "C_SPLITS": str(cfg.c_split),
         "PERSIST": "true" if cfg.persist else "false",
         "STREAM_K": "true" if cfg.stream_k else "false",
