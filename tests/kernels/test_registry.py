@@ -338,9 +338,9 @@ def test_default_is_valid_wherever_the_family_supports_the_workload(name: str, d
     ("lane", Conv2dWorkload(32, 7, 7, 512, 512, dtype="fp16", m=2, accum="fp32"),
      "lane: no config fits NVIDIA H200: U of all C=512 channels for 16 output channels and one "
      "patch take"),
-    # W = 224: the input patch of a block's rows exceeds the shared memory
-    ("f23", Conv2dWorkload(1, 224, 224, 64, 64, dtype="fp16", m=2, accum="fp32"),
-     "f23: shared memory"),
+    # K = 96: a block's 64 output channels
+    ("f23", Conv2dWorkload(1, 224, 224, 64, 96, dtype="fp16", m=2, accum="fp32"),
+     "f23: C=64 must be a multiple of 16 and K=96 of 64"),
     ("lane", Conv2dWorkload(1, 56, 56, 64, 64, dtype="int8", m=2, accum="int32"),
      "lane takes fp16 (fp32 or fp16 accumulators) and int8 (fp16 accumulators) at m=2, not "
      "int8/int32 at m=2"),

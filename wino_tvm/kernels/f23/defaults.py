@@ -11,33 +11,33 @@ from ...errors import WinoError
 from ...workload import Conv2dWorkload
 from .config import TB_K, F23Config
 
-WIDE_STRIP = 16  # tiles per strip where whole rows do not fit (experiments: f23_strips)
+STRIP = 8  # tiles per strip on wider rows (experiments: f23_strips)
 
 
 def default_config(wl: Conv2dWorkload, device: DeviceLimits) -> F23Config:
-    """Whole rows, or strips where they do not fit (default_strip); four input buffers; a C
-    split of two where the tiles fill at most half the SMs, else persistent blocks; row pairs
-    on narrow images (one transformed row serves two); compact rows where an image's garbage
-    row would cost a round of persistent blocks."""
-    strip = default_strip(wl, device)
-    cfg = F23Config(stages=4, row_pairs=wl.w <= 14, strip=strip)
-    tiles = math.prod(F23Config(stages=4, strip=strip).grid(wl)[:2])
+    """Strips of 8 tiles on rows of more than 8 (fewer patch pixels a GEMM row); row pairs (one
+    transformed row serves two GEMM rows) and two chunks an input stage (64-byte copies) where
+    they apply; persistent blocks where the tiles exceed half the SMs, else a C split of two;
+    compact rows where an image's garbage row would cost a round of persistent blocks; four
+    input buffers where they fit (the H200 sweep's picks: experiments f23_strips, f23_xchunks)."""
+    strip = STRIP if -(-wl.w // 2) > STRIP else 0
+    cfg = F23Config(stages=4, row_pairs=True, strip=strip)
+    tiles = math.prod(cfg.grid(wl)[:2])
     if 2 * tiles > device.sms:
         cfg = dataclasses.replace(cfg, persist=True)
         rounds = -(-tiles // device.sms)
-        compact = dataclasses.replace(cfg, compact_rows=True)
-        compact_tiles = compact.grid(wl)[0]
-        if -(-compact_tiles // device.sms) < rounds and not compact.problems(wl, device):
+        compact = dataclasses.replace(cfg, compact_rows=True, row_pairs=wl.h % 2 == 0)
+        if -(-compact.grid(wl)[0] // device.sms) < rounds and not compact.problems(wl, device):
             cfg = compact
     elif wl.c // TB_K % 2 == 0:
         cfg = dataclasses.replace(cfg, c_split=2)
-    for candidate in (cfg, dataclasses.replace(cfg, stages=3), F23Config(strip=strip)):
+    if wl.c // TB_K // cfg.c_split % 2 == 0:
+        cfg = dataclasses.replace(cfg, x_chunks=2)
+    one_chunk = dataclasses.replace(cfg, x_chunks=1)
+    fallbacks = (cfg, dataclasses.replace(cfg, stages=3), one_chunk,
+                 dataclasses.replace(one_chunk, stages=3), F23Config(strip=strip))
+    for candidate in fallbacks:
         if not candidate.problems(wl, device):
             return candidate
     raise WinoError(f"f23 has no config for {wl.key} on {device.name}: "
                     + "; ".join(F23Config(strip=strip).problems(wl, device)))
-
-
-def default_strip(wl: Conv2dWorkload, device: DeviceLimits) -> int:
-    """Whole rows where their patches fit in three stages, else strips of 16 tiles (32 pixels)."""
-    return 0 if F23Config().smem_bytes(wl) <= device.smem_per_block else WIDE_STRIP
