@@ -21,6 +21,7 @@ from ..runtime.select import measure
 from ..tune.records import read_records
 from ..tune.space import Axes, config_space
 from ..workload import Conv2dWorkload
+from .report import write_rows
 
 # Issue 52's shapes: SD-VAE decoder layers at 512^2 and 1024^2 output, VGG-16 at N=1 and 8,
 # ResNet at N=128.
@@ -63,6 +64,16 @@ def row(base: Conv2dWorkload, device, arch: str, axes: Axes, log: Path) -> dict:
     return out
 
 
+def table_cells(r: dict) -> list[str]:
+    """A row of compute.md: the workload, cuDNN, the best correct candidate, the default."""
+    b, d = r.get("best"), r.get("default")
+    best = ([b["config"], f"{b['us']:.1f}", f"{b['speedup']:.2f}x",
+             "-" if b.get("rel_l2") is None else f"{b['rel_l2']:.1e}"] if b
+            else ["none correct", "-", "-", "-"])
+    default = [f"{d['us']:.1f}", f"{d['speedup']:.2f}x"] if d else ["-", "-"]
+    return [",".join(map(str, r["workload"].values())), f"{r['cudnn_us']:.1f}", *best, *default]
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m wino_tvm.bench.compute", description=__doc__)
     p.add_argument("--out", type=Path, required=True)
@@ -84,21 +95,10 @@ def main(argv: list[str] | None = None) -> int:
     for base in bases:
         rows.append(row(base, device, arch, axes, args.log))
         print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "compute.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    lines = [f"# Compute-bound convolutions on {device.name} (fp16, fp32 accumulation)", "",
-             "| N,H,W,C,K | cuDNN us | best | us | speedup | rel L2 | default us | default "
-             "speedup |", "|---|---|---|---|---|---|---|---|"]
-    for r in rows:
-        b, d = r.get("best", {}), r.get("default", {})
-        rel = f"{b['rel_l2']:.1e}" if b.get("rel_l2") is not None else "-"
-        lines.append(
-            f"| {','.join(map(str, r['workload'].values()))} | {r['cudnn_us']:.1f} | "
-            f"{b.get('config', 'cuDNN')} | {b['us']:.1f} | {b['speedup']:.2f}x | {rel} | "
-            if b else f"| {','.join(map(str, r['workload'].values()))} | {r['cudnn_us']:.1f} | "
-            "none correct | - | - | - | ")
-        lines[-1] += (f"{d['us']:.1f} | {d['speedup']:.2f}x |" if d else "- | - |")
-    (args.out / "compute.md").write_text("\n".join(lines) + "\n")
+    write_rows(args.out, "compute", rows,
+               f"Compute-bound convolutions on {device.name} (fp16, fp32 accumulation)",
+               ("N,H,W,C,K", "cuDNN us", "best", "us", "speedup", "rel L2", "default us",
+                "default speedup"), table_cells)
     return 0
 
 

@@ -17,6 +17,7 @@ from ..runtime.choice import defaults, logged
 from ..runtime.dispatch import device_of
 from ..runtime.select import measure
 from ..workload import Conv2dWorkload
+from .report import write_rows
 from .suites import BENCH_WORKLOADS, TUNING_LOG
 
 # Shapes no log holds: a 720p frame and VGG's 112^2 x 128 (the untuned examples of the issue).
@@ -47,6 +48,18 @@ def compare(shape: tuple[int, ...], log: Path) -> dict:
     return row
 
 
+def table_cells(r: dict) -> list[str]:
+    """A row of defaults.md: the workload, the default, the tuned pick, cuDNN."""
+    d, t = r.get("default", {}), r.get("tuned_h100", {})
+
+    def us(part: dict) -> str:
+        return f"{part['us']:.1f}" if part.get("us") else "-"
+    ratio = f"{r['default_over_tuned']:.2f}" if "default_over_tuned" in r else "-"
+    speed = f"{r['default_speedup']:.2f}x" if "default_speedup" in r else "-"
+    return [",".join(map(str, r["workload"].values())), d.get("config", "-"), us(d),
+            t.get("config", "-"), us(t), ratio, f"{r['cudnn_us']:.1f}", speed]
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m wino_tvm.bench.defaults", description=__doc__)
     p.add_argument("--out", type=Path, required=True)
@@ -59,22 +72,9 @@ def main(argv: list[str] | None = None) -> int:
     for shape in shapes:
         rows.append(compare(shape, TUNING_LOG))
         print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "defaults.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    lines = [f"# No-tuning defaults on {rows[0]['device']}", "",
-             "| N,H,W,C,K | default | us | tuned (H100 log) | us | default / tuned | cuDNN us | "
-             "default speedup |", "|---|---|---|---|---|---|---|---|"]
-    for r in rows:
-        d, t = r.get("default", {}), r.get("tuned_h100", {})
-
-        def us(part: dict) -> str:
-            return f"{part['us']:.1f}" if part.get("us") else "-"
-        ratio = f"{r['default_over_tuned']:.2f}" if "default_over_tuned" in r else "-"
-        speed = f"{r['default_speedup']:.2f}x" if "default_speedup" in r else "-"
-        lines.append(f"| {','.join(map(str, r['workload'].values()))} | "
-                     f"{d.get('config', '-')} | {us(d)} | {t.get('config', '-')} | {us(t)} | "
-                     f"{ratio} | {r['cudnn_us']:.1f} | {speed} |")
-    (args.out / "defaults.md").write_text("\n".join(lines) + "\n")
+    write_rows(args.out, "defaults", rows, f"No-tuning defaults on {rows[0]['device']}",
+               ("N,H,W,C,K", "default", "us", "tuned (H100 log)", "us", "default / tuned",
+                "cuDNN us", "default speedup"), table_cells)
     return 0
 
 

@@ -11,7 +11,7 @@ import gzip
 import json
 import math
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from wino_tvm.errors import WinoError
@@ -43,6 +43,17 @@ ROUND_TRIPS = {
     "llc": ("M",),
     "full": (),
 }
+
+
+def write_rows(out: Path, stem: str, rows: Sequence[Mapping], title: str,
+               header: Sequence[str], cells: Callable[[Mapping], Sequence[str]]) -> None:
+    """rows as out/STEM.jsonl, and as the markdown table out/STEM.md (title, header, cells(row)
+    per row)."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"{stem}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    lines = [f"# {title}", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(cells(r)) + " |" for r in rows]
+    (out / f"{stem}.md").write_text("\n".join(lines) + "\n")
 
 
 def workload_key(wl: Mapping[str, int]) -> str:

@@ -25,6 +25,7 @@ from wino_tvm.device import KNOWN_DEVICES
 from wino_tvm.errors import WinoError
 from wino_tvm.harness import workload_spec, write_artifact
 from wino_tvm.kernels import FamilyConfig, parse_config
+from wino_tvm.kernels.f23 import FAMILY
 from wino_tvm.kernels.f23.config import TB_K, TB_M, TB_N, F23Config
 from wino_tvm.kernels.f23.generate import f23_kernels
 from wino_tvm.kernels.lane.config import LaneConfig
@@ -338,6 +339,25 @@ def test_int8_row_pad_keeps_loads_within_two_wavefronts(h: int, compact_rows: bo
     # at 14² stacks 3 loads on a bank where a warp's tiles cross rows
     cfg = ST3.with_(compact_rows=compact_rows, row_pairs=row_pairs)
     assert cfg.row_pad_bytes(int8(128, h, h, 128, 128)) == pad
+
+
+def test_default_takes_strips_row_pairs_and_two_chunk_stages_where_they_apply() -> None:
+    # the H200 sweeps' picks (bench/h200/compute.md)
+    vae = family_default(fp16(1, 256, 256, 256, 256))
+    assert (vae.strip, vae.row_pairs, vae.x_chunks, vae.persist) == (8, True, 2, True)
+    # rows of 8 tiles or fewer stay whole; C split of two where the tiles fill few SMs
+    small = family_default(fp16(1, 14, 14, 512, 512))
+    assert (small.strip, small.row_pairs, small.x_chunks, small.c_split) == (0, True, 2, 2)
+    # compact rows (136 tiles -> 119: one round of persistent blocks) of odd H: no row pairs;
+    # 3 chunks: one chunk a stage
+    odd = family_default(fp16(544, 7, 7, 48, 64))
+    assert odd.compact_rows and not odd.row_pairs and odd.x_chunks == 1
+
+
+def family_default(wl: Conv2dWorkload) -> F23Config:
+    cfg = FAMILY.default(wl, KNOWN_DEVICES["h200"])
+    assert cfg.problems(wl, KNOWN_DEVICES["h200"]) == []
+    return cfg
 
 
 def test_space_offers_f23_only_where_it_applies() -> None:

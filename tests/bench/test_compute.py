@@ -1,0 +1,39 @@
+"""The compute-bound benchmark's pure parts (bench/compute.py): what it sweeps and how a row
+reads."""
+
+from __future__ import annotations
+
+from wino_tvm.bench.compute import SWEEP, WORKLOADS, sweep, table_cells
+from wino_tvm.device import KNOWN_DEVICES
+from wino_tvm.tune.space import Axes
+from wino_tvm.workload import Conv2dWorkload
+
+H200 = KNOWN_DEVICES["h200"]
+
+
+def test_sweep_is_the_f23_space_within_the_bar_and_every_default() -> None:
+    base = Conv2dWorkload(1, 256, 256, 256, 256, dtype="fp16")
+    pool = sweep(base, H200, Axes.parse("f23", (2, 4), [*SWEEP, "f23.strip=0,8"]))
+    names = [cfg.name(wl) for wl, cfg, _ in pool]
+    assert len(names) == len(set(names))
+    # m = 4 is beyond the fp16 accuracy bar: never swept
+    assert {wl.m for wl, _, _ in pool} == {2}
+    swept = [cfg for _, cfg, why in pool if why == "sweep"]
+    # whole rows of 128 tiles need more shared memory than the H200 has: strips only
+    assert swept and {cfg.strip for cfg in swept} == {8}
+    assert {why for *_, why in pool} >= {"f23 default", "lane default"}
+
+
+def test_workloads_are_issue_52s() -> None:
+    assert len(WORKLOADS) == 14 and all(c >= 128 and k >= 128 for *_, c, k in WORKLOADS)
+
+
+def test_a_row_names_the_best_and_the_default_or_none() -> None:
+    row = {"workload": {"N": 1, "H": 8, "W": 8, "C": 128, "K": 128}, "cudnn_us": 10.0,
+           "best": {"config": "cfg", "us": 8.0, "speedup": 1.25, "rel_l2": 4.2e-4},
+           "default": {"config": "cfg", "us": 9.0, "speedup": 10 / 9}}
+    assert table_cells(row) == ["1,8,8,128,128", "10.0", "cfg", "8.0", "1.25x", "4.2e-04",
+                                "9.0", "1.11x"]
+    none = {"workload": row["workload"], "cudnn_us": 10.0}
+    assert table_cells(none) == ["1,8,8,128,128", "10.0", "none correct", "-", "-", "-", "-",
+                                 "-"]
