@@ -181,9 +181,12 @@ def test_sm_fill_is_softer_for_workloads_too_small_to_fill_the_gpu() -> None:
     assert "32 thread blocks < 64" in sm_fill(tiny, PkfConfig(), H100)
     space, _ = default_space(tiny)
     assert space, "a small workload keeps a non-empty space"
-    # the space the code before the families kept with `--f23 0,1` (commit 7bb888f: 614 configs)
-    assert len(space) == 614
-    assert names_digest(space) == (
+    # the space the code before the families kept with `--f23 0,1` (commit 7bb888f: 614
+    # configs), and the f23 configs of two chunks an input stage (xc2) on top
+    old = [c for c in space if getattr(c.cfg, "x_chunks", 1) == 1]
+    assert len(old) == 614
+    assert {c.cfg.FAMILY for c in space if c not in old} == {"f23"}
+    assert names_digest(old) == (
         "4c1ff244b58293cdf3c6f06fa509eb65c5f2d7ff83a337af757b224aa96e571d")
 
 
@@ -294,18 +297,21 @@ def test_int8_space_has_m_2_and_4_only() -> None:
 def test_default_space_is_the_old_one_with_f23() -> None:
     """Every family is in the default space now; before the families (commit 7bb888f) the
     F(2, 3) configs were opt-in (`--f23 0,1`): the same configs, 5005 with them and 4973
-    without. The f23 strips (sw) add their configs on top, the old ones unchanged."""
+    without. The f23 strips (sw) and two-chunk stages (xc) add their configs on top, the old
+    ones unchanged."""
     assert DEFAULT_AXES == Axes(families=("pkf", "lane", "f23"), m=(2, 4), knobs={})
     wl = Conv2dWorkload(128, 28, 28, 128, 128, "fp16", 2)
     space, _ = default_space(wl)
     assert {c.cfg.FAMILY for c in space} == {"pkf", "lane", "f23"}
-    whole_rows = [c for c in space if getattr(c.cfg, "strip", 0) == 0]
+    whole_rows = [c for c in space if getattr(c.cfg, "strip", 0) == 0
+                  and getattr(c.cfg, "x_chunks", 1) == 1]
     assert len(whole_rows) == 5005
     assert names_digest(whole_rows) == (
         "6d0b8fca0ef792adcd96438e73fe935a19d4cee8f952988b9dcf72639fd12eb6")
-    # strips of 8 tiles (16 of 14 tiles a row is no strip): 2 per whole-row config
-    assert {c.cfg.strip for c in space if c not in whole_rows} == {8}
-    assert len(space) == 5005 + 32
+    # strips of 8 tiles only (16 of 14 tiles a row is no strip), and two-chunk stages
+    added = [c for c in space if c not in whole_rows]
+    assert {c.cfg.FAMILY for c in added} == {"f23"} and {c.cfg.strip for c in added} <= {0, 8}
+    assert any(c.cfg.strip == 8 for c in added) and any(c.cfg.x_chunks == 2 for c in added)
     old_default = [c for c in space if c.cfg.FAMILY != "f23"]
     assert len(old_default) == 4973
     assert names_digest(old_default) == (
@@ -314,7 +320,8 @@ def test_default_space_is_the_old_one_with_f23() -> None:
     # has at W = 224, so without strips the default space is the one of commit 7bb888f with or
     # without --f23 0,1.
     paper, refused = default_space(PAPER)
-    paper_whole_rows = [c for c in paper if getattr(c.cfg, "strip", 0) == 0]
+    paper_whole_rows = [c for c in paper if getattr(c.cfg, "strip", 0) == 0
+                        and getattr(c.cfg, "x_chunks", 1) == 1]
     # (shared_memory refused 3158 before the OTrans kernel's counted; the space is the same)
     assert len(paper_whole_rows) == 4318
     assert names_digest(paper_whole_rows) == (
