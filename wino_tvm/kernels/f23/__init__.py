@@ -27,9 +27,9 @@ class F23Family(Family):
         if wl.m not in self.tile_sizes(wl):
             return (f"f23 takes fp16 and int8 with fp32 accumulators at m={M}, not "
                     f"{wl.dtype}/{wl.accum} at m={wl.m}")
-        from .defaults import STRIP
+        from .defaults import default_strip
 
-        problems = F23Config(strip=STRIP if -(-wl.w // 2) > STRIP else 0).problems(wl, device)
+        problems = F23Config(strip=default_strip(wl)).problems(wl, device)
         return "; ".join(problems) if problems else None
 
     def default(self, wl: Conv2dWorkload, device: DeviceLimits) -> F23Config:

@@ -89,12 +89,11 @@ class F23Config(FamilyConfig):
 
     def tiles(self, wl: Conv2dWorkload) -> int:
         """Tiles (2 output pixels each) per row of the patch: a strip's, or a whole row's."""
-        return self.strip or -(-wl.w // 2)
+        return self.strip or row_tiles(wl)
 
     def images(self, wl: Conv2dWorkload) -> int:
         """Images as the GEMM rows stack them: each strip of each image is one."""
-        row_tiles = -(-wl.w // 2)
-        return wl.n * -(-row_tiles // self.tiles(wl))
+        return wl.n * -(-row_tiles(wl) // self.tiles(wl))
 
     def rows(self, wl: Conv2dWorkload) -> int:
         """GEMM rows: images() H tiles() tiles of 2 output pixels with compact_rows, else
@@ -176,9 +175,9 @@ class F23Config(FamilyConfig):
         if self.row_pairs and self.compact_rows and wl.h % 2:
             out.append(f"f23: row pairs (rp) of compact rows (cr) pair the rows of an image, "
                        f"H={wl.h} is odd: drop one (padded rows pair across images)")
-        if self.strip and self.strip >= -(-wl.w // 2):
+        if self.strip and self.strip >= row_tiles(wl):
             out.append(f"f23: strip={self.strip} tiles (sw) is not below W={wl.w}'s "
-                       f"{-(-wl.w // 2)} tiles a row: drop strip")
+                       f"{row_tiles(wl)} tiles a row: drop strip")
         if wl.c % TB_K or wl.k % TB_N:
             out.append(f"f23: C={wl.c} must be a multiple of {TB_K} and K={wl.k} of {TB_N}")
         elif wl.c // TB_K % self.c_split:
@@ -198,6 +197,11 @@ class F23Config(FamilyConfig):
                        f"{device.smem_per_block} B per block: {fewer}strips (sw) for "
                        "images this wide")
         return out or self.device_problems(wl, device)
+
+
+def row_tiles(wl: Conv2dWorkload) -> int:
+    """Tiles of M output pixels in a whole row of the image."""
+    return -(-wl.w // M)
 
 
 @cache

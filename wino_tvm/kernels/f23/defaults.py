@@ -9,7 +9,7 @@ import math
 from ...device import DeviceLimits
 from ...errors import WinoError
 from ...workload import Conv2dWorkload
-from .config import TB_K, F23Config
+from .config import TB_K, F23Config, row_tiles
 
 STRIP = 8  # tiles per strip on wider rows (experiments: f23_strips)
 
@@ -20,7 +20,7 @@ def default_config(wl: Conv2dWorkload, device: DeviceLimits) -> F23Config:
     they apply; persistent blocks where the tiles exceed half the SMs, else a C split of two;
     compact rows where an image's garbage row would cost a round of persistent blocks; four
     input buffers where they fit (the H200 sweep's picks: experiments f23_strips, f23_xchunks)."""
-    strip = STRIP if -(-wl.w // 2) > STRIP else 0
+    strip = default_strip(wl)
     cfg = F23Config(stages=4, row_pairs=True, strip=strip)
     tiles = math.prod(cfg.grid(wl)[:2])
     if 2 * tiles > device.sms:
@@ -41,3 +41,8 @@ def default_config(wl: Conv2dWorkload, device: DeviceLimits) -> F23Config:
             return candidate
     raise WinoError(f"f23 has no config for {wl.key} on {device.name}: "
                     + "; ".join(F23Config(strip=strip).problems(wl, device)))
+
+
+def default_strip(wl: Conv2dWorkload) -> int:
+    """Strips of STRIP tiles on rows of more than STRIP tiles, else whole rows."""
+    return STRIP if row_tiles(wl) > STRIP else 0
