@@ -74,19 +74,30 @@ def test_exact_1d_identity(m):
         assert y == _correlate_1d(d, f, m)
 
 
-@pytest.mark.parametrize("m", [2, 4])
-def test_b_is_integer_for_m2_and_m4(m):
-    """int8 exactness of ITrans depends on this: V = B^T d B is computed exactly in int32."""
-    _, b, _ = transform_matrices_exact(m)
+def test_b_is_integer_for_integer_points():
+    _, b, _ = transform_matrices_exact(2)
     assert all(v.denominator == 1 for row in b for v in row)
-    _, b_f, _ = transform_matrices(m)
-    np.testing.assert_array_equal(b_f, np.rint(b_f))
 
 
-def test_b_is_not_integer_for_m6():
-    # F(6x6)'s points +-1/2 put quarters into B (5.25, 0.25, ...): an int32 ITrans cannot be exact.
-    _, b, _ = transform_matrices_exact(6)
+@pytest.mark.parametrize("m", [4, 6])
+def test_b_has_fractions_for_points_at_one_half(m):
+    # F(4x4)'s and F(6x6)'s point 1/2 puts halves and quarters into B (5/2, 1/4, ...).
+    _, b, _ = transform_matrices_exact(m)
     assert any(v.denominator != 1 for row in b for v in row)
+
+
+@pytest.mark.parametrize("m", TILE_SIZES)
+def test_integer_b_is_integer_and_the_same_algorithm(m):
+    """int8 exactness of ITrans depends on this: V = B^T d B is computed exactly in int32. The
+    columns' scales are powers of two, moved into G: the same per-point terms, and the same
+    fp16 roundings."""
+    a, b, g = transform_matrices_exact(m, integer_b=True)
+    assert all(v.denominator == 1 for row in b for v in row)
+    assert a == transform_matrices_exact(m)[0]
+    _assert_same_terms((a, b, g), transform_matrices_exact(m))
+    scales = np.abs(np.array(b, dtype=np.float64)).sum(axis=0) / np.abs(
+        transform_matrices(m)[1]).sum(axis=0)
+    np.testing.assert_array_equal(scales, 2.0 ** np.rint(np.log2(scales)))
 
 
 def _point_terms(a, b, g) -> list[np.ndarray]:
@@ -142,15 +153,40 @@ LAVIN = {
 }
 
 
-@pytest.mark.parametrize("m", [2, 4])
-def test_same_algorithm_as_lavin(m):
-    """Same points and per-point terms as Lavin & Gray's published matrices (signs of a point
+def test_same_algorithm_as_lavin_at_m2():
+    """Same points and per-point terms as Lavin & Gray's published F(2x2) (signs of a point
     may sit in B rather than G, which keeps B's entries integer and the same magnitudes)."""
-    a, b, g = transform_matrices(m)
-    _assert_same_terms((a, b, g), LAVIN[m])
+    a, b, g = transform_matrices(2)
+    _assert_same_terms((a, b, g), LAVIN[2])
     np.testing.assert_array_equal(
-        np.sort(np.abs(b), axis=None), np.sort(np.abs(LAVIN[m][1]), axis=None)
+        np.sort(np.abs(b), axis=None), np.sort(np.abs(LAVIN[2][1]), axis=None)
     )
+
+
+def _fp16_scheme_error(a, b, g, seed) -> float:
+    """rel L2 of F(4x4) against float64 where the kernels round: x, w, V, U and y fp16, M and
+    the transforms' sums exact (fp32 in the kernels, far below fp16's rounding)."""
+    def half(v):
+        return v.astype(np.float16).astype(np.float64)
+    rng = _rng(seed)
+    x = half(rng.uniform(-1, 1, (1, 24, 24, 128)))
+    wt = half(rng.uniform(-1, 1, (3, 3, 128, 16)) / np.sqrt(9 * 128))
+    a, b, g = (np.asarray(t, dtype=np.float64) for t in (a, b, g))
+    d = input_tiles(x, 4)
+    v = half(np.einsum("ih,ntsijc,jw->hwntsc", b, d, b))
+    u = half(np.einsum("hi,ijck,wj->hwkc", g, wt, g))
+    mm = np.einsum("hwntsc,hwkc->hwntsk", v, u)
+    y = half(np.einsum("hi,hwntsk,wj->ntisjk", a, mm, a).reshape(1, 24, 24, 16))
+    return _rel_l2(y, direct_conv2d_nhwc(x, wt))
+
+
+def test_m4_points_beat_lavins_in_fp16():
+    """The point 1/2 in place of Lavin's 2 (Barabasz et al.): F(4x4)'s fp16 error 1.5x lower,
+    within issue 52's 3e-3 where Lavin's (the GPU's measured 3.1e-3) is not. Simulated: 2.0e-3
+    against 3.0e-3."""
+    ours = _fp16_scheme_error(*transform_matrices(4), seed=9)
+    lavin = _fp16_scheme_error(*LAVIN[4], seed=9)
+    assert ours < 2.3e-3 < 2.8e-3 < lavin
 
 
 # ---------------------------------------------------------------------------- against topi
@@ -165,7 +201,7 @@ def _topi_matrices(m):
 
 @pytest.mark.parametrize("m", TILE_SIZES)
 def test_same_function_as_topi_1d_and_2d(m):
-    """Our matrices and topi's compute the same correlation (topi's m=4 points differ)."""
+    """Our matrices and topi's compute the same correlation."""
     (a_t, b_t, g_t), _ = _topi_matrices(m)
     a, b, g = transform_matrices(m)
     assert a_t.shape == a.shape and b_t.shape == b.shape and g_t.shape == g.shape
@@ -190,15 +226,10 @@ def test_same_function_as_topi_1d_and_2d(m):
         np.testing.assert_allclose(theirs2, ref2, rtol=0, atol=1e-12 * np.abs(ref2).max())
 
 
-def test_topi_uses_other_points_for_m4():
-    _, points = _topi_matrices(4)
-    assert sorted(points) != sorted(float(p) for p in INTERPOLATION_POINTS[4])
-
-
-@pytest.mark.parametrize("m", [2, 6])
+@pytest.mark.parametrize("m", TILE_SIZES)
 def test_same_point_set_gives_same_terms_as_topi(m):
-    """Where the point sets agree (m=2, 6), every evaluation point contributes the same term as
-    in topi's matrices (up to order, and scale moved between A, B and G)."""
+    """The same point sets as topi's: every evaluation point contributes the same term as in
+    topi's matrices (up to order, and scale moved between A, B and G)."""
     (a_t, b_t, g_t), points = _topi_matrices(m)
     assert sorted(points) == sorted(float(p) for p in INTERPOLATION_POINTS[m])
     _assert_same_terms(transform_matrices(m), (a_t, b_t, g_t))
@@ -274,7 +305,7 @@ def test_input_tap_scales_cover_the_worst_case(m):
     """The bound-based V scale: the worst input (+-128 in the sign pattern of B's columns)
     lands exactly on +-127 after scaling, so no int8 input can saturate, and the bound is tight.
     """
-    _, b, _ = transform_matrices(m)
+    _, b, _ = transform_matrices(m, integer_b=True)
     scales = quant.input_tap_scales(m)
     alpha = m + 2
     assert scales.shape == (alpha, alpha)
@@ -289,7 +320,7 @@ def test_input_tap_scales_cover_the_worst_case(m):
 @pytest.mark.parametrize("m", [2, 4])
 def test_no_v_saturation_on_extreme_int8_inputs(m):
     """Images of only -128 and 127: every |V / s| <= 127, so the clip never engages."""
-    _, b, _ = transform_matrices(m)
+    _, b, _ = transform_matrices(m, integer_b=True)
     rng = _rng(m, 5)
     x = np.where(rng.random((2, 9, 11, 8)) < 0.5, -128, 127).astype(np.int8)
     d = input_tiles(x.astype(np.float64), m)
@@ -302,9 +333,9 @@ def test_no_v_saturation_on_extreme_int8_inputs(m):
     ("m", "tol"),
     [
         # rel_l2 against the exact conv on uniform int8 data; measured 1.63e-2 .. 1.64e-2 (m=2)
-        # and 1.28e-1 .. 1.49e-1 (m=4) over the shapes below; tolerances 1.5x (docs/int8.md).
+        # and 1.13e-1 .. 1.16e-1 (m=4) over the shapes below; tolerances 1.5x (docs/int8.md).
         (2, 0.025),
-        (4, 0.22),
+        (4, 0.17),
     ],
 )
 @pytest.mark.parametrize(

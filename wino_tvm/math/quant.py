@@ -17,7 +17,7 @@ def input_tap_scales(m: int) -> np.ndarray:
     |B|_h is the L1 norm of column h of B, so V / s always lies in [-127, 127]: the bound makes
     saturation impossible for any int8 input, with no calibration data needed at run time.
     """
-    _, b, _ = transform_matrices(m)
+    _, b, _ = transform_matrices(m, integer_b=True)
     col_l1 = np.abs(b).sum(axis=0)
     return INPUT_ABSMAX * np.outer(col_l1, col_l1) / QMAX
 
@@ -51,7 +51,7 @@ def quantize_reference(x: np.ndarray, w: np.ndarray, m: int) -> np.ndarray:
     """float64 model of the int8 pipeline (the kernels' rounding points); x NHWC, w HWIO int8."""
     from .winograd import input_tiles
 
-    a, b, g = transform_matrices(m)
+    a, b, g = transform_matrices(m, integer_b=True)
     n, h, wd, _ = x.shape
     d = input_tiles(np.asarray(x, dtype=np.float64), m)
     v = np.einsum("ih,ntsijc,jw->hwntsc", b, d, b)

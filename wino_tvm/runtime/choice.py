@@ -25,7 +25,8 @@ from .cache import cache_root
 TUNING_LOGS = Path(__file__).resolve().parents[2] / "tuning_logs"
 CUDNN = "cudnn"
 # How a choice is made: "trust" takes the record or default as it is; "verify" (the default)
-# times it against cuDNN once per device and shape; "autotune" times a few candidates too.
+# times it against cuDNN once per device and shape, and a family default next where a record
+# lost; "autotune" times a few candidates too.
 MODES = ("trust", "verify", "autotune")
 # Candidates an autotune times beside cuDNN: the best logged ones and each family's default.
 AUTOTUNE_LOGGED = 3

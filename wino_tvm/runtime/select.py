@@ -152,6 +152,20 @@ def pool(base: Conv2dWorkload, device: DeviceLimits, policy: Policy
     return logged[:AUTOTUNE_LOGGED] + [item for item in found if item not in logged]
 
 
+def second_try(base: Conv2dWorkload, device: DeviceLimits, policy: Policy,
+               tried: list[tuple[Conv2dWorkload, FamilyConfig, str]]
+               ) -> list[tuple[Conv2dWorkload, FamilyConfig, str]]:
+    """verify's next candidate where the first lost to cuDNN: the first family default not yet
+    timed, so that a stale record (an older build's, another device's) does not hide it."""
+    names = {cfg.name(wl) for wl, cfg, _ in tried}
+    return [(wl, cfg, why) for wl, cfg, why in candidates(base, device, policy)
+            if why.endswith(" default") and cfg.name(wl) not in names][:1]
+
+
+def _wins(timed: list, cudnn_us: float) -> bool:
+    return bool(timed) and cudnn_us / timed[0][0] >= MIN_SPEEDUP
+
+
 def decide(base: Conv2dWorkload, device: DeviceLimits, arch: str, policy: Policy) -> Choice:
     """The layer's kernel: from the user cache, else chosen (and measured, unless the policy
     trusts the first candidate) and remembered."""
@@ -167,7 +181,13 @@ def decide(base: Conv2dWorkload, device: DeviceLimits, arch: str, policy: Policy
         choice = Choice(wl, cfg, why)
     else:
         timed, cudnn_us = measure(todo, base, device, arch, policy.record_to)
-        if timed and cudnn_us / timed[0][0] >= MIN_SPEEDUP:
+        retry = [] if _wins(timed, cudnn_us) or policy.mode != "verify" else second_try(
+            base, device, policy, todo)
+        if retry:
+            again = measure(retry, base, device, arch, policy.record_to)
+            if _wins(*again):
+                timed, cudnn_us = again
+        if _wins(timed, cudnn_us):
             us, wl, cfg, why = timed[0]
             choice = Choice(wl, cfg, f"{why}; measured {us:.1f} us against cuDNN's "
                             f"{cudnn_us:.1f} us", cudnn_us / us)

@@ -59,6 +59,11 @@ def input_tiles(x: te.Tensor, wl: Conv2dWorkload, ntiles_multiple: int) -> te.Te
                       name="d")
 
 
+def _matrices(wl: Conv2dWorkload):
+    """A, B, G of wl's scheme; int8's B integer, so that its input transform sums exactly."""
+    return transform_matrices(wl.m, integer_b=wl.dtype == "int8")
+
+
 def itrans_work_dtype(wl: Conv2dWorkload, half_itrans: bool = True) -> str:
     """Arithmetic type of V = B^T d B: int32 for int8 (exact); with half_itrans fp16 for fp16
     with m=2, whose B is 0/+-1, so V is d's sums and differences (three fp16 roundings instead
@@ -75,7 +80,7 @@ def input_transform(x: te.Tensor, wl: Conv2dWorkload, ntiles_multiple: int,
     dt = StageDtypes.of(wl)
     d = input_tiles(x, wl, ntiles_multiple)
     ntiles_pad = wl.ntiles_padded(ntiles_multiple)
-    _, b_np, _ = transform_matrices(wl.m)
+    _, b_np, _ = _matrices(wl)
     integer = wl.dtype == "int8"
     work = itrans_work_dtype(wl, half_itrans)
     b_mat = const_matrix(b_np.astype(work), "B")
@@ -107,7 +112,7 @@ def input_transform(x: te.Tensor, wl: Conv2dWorkload, ntiles_multiple: int,
 def kernel_transform(w: te.Tensor, wl: Conv2dWorkload) -> list[te.Tensor]:
     """[U] = G g G^T (float32 math); int8 gives [U, U_scale] quantised per tap and out channel."""
     dt = StageDtypes.of(wl)
-    _, _, g_np = transform_matrices(wl.m)
+    _, _, g_np = _matrices(wl)
     g_mat = const_matrix(g_np.astype("float32"), "G")
     # Written out as 9 terms rather than a reduction, so schedules can inline it into both
     # consumers (the int8 absmax and the quantiser) instead of keeping a float32 buffer.
@@ -173,7 +178,7 @@ def output_transform(
     each tap first and divides an fp16 or int8 y by y_scale (int8: rounded, saturated).
     `epilogue` holds epilogue_inputs(wl)."""
     dt = StageDtypes.of(wl)
-    a_np, _, _ = transform_matrices(wl.m)
+    a_np, _, _ = _matrices(wl)
     a_mat = const_matrix(a_np.astype("float32"), "A")
     if u_scale is not None:
         v_scale = const_matrix(quant.input_tap_scales(wl.m).astype("float32"), "V_scale")
