@@ -29,11 +29,12 @@ def test_workloads_are_issue_52s() -> None:
 
 
 def test_a_row_names_the_best_and_the_default_or_none() -> None:
-    row = {"workload": {"N": 1, "H": 8, "W": 8, "C": 128, "K": 128}, "cudnn_us": 10.0,
+    cudnn = {"cudnn_us": 10.0, "cudnn_torch_us": 10.5, "cudnn_engines_us": 10.0}
+    row = {"workload": {"N": 1, "H": 8, "W": 8, "C": 128, "K": 128}, **cudnn,
            "best": {"config": "cfg", "us": 8.0, "speedup": 1.25, "rel_l2": 4.2e-4},
            "default": {"config": "cfg", "us": 9.0, "speedup": 10 / 9}}
-    assert table_cells(row) == ["1,8,8,128,128", "10.0", "cfg", "8.0", "1.25x", "4.2e-04",
-                                "9.0", "1.11x"]
-    none = {"workload": row["workload"], "cudnn_us": 10.0}
-    assert table_cells(none) == ["1,8,8,128,128", "10.0", "none correct", "-", "-", "-", "-",
-                                 "-"]
+    assert table_cells(row) == ["1,8,8,128,128", "10.0", "10.5", "10.0", "cfg", "8.0", "1.25x",
+                                "4.2e-04", "9.0", "1.11x"]
+    none = {"workload": row["workload"], **cudnn}
+    assert table_cells(none) == ["1,8,8,128,128", "10.0", "10.5", "10.0", "none correct", "-",
+                                 "-", "-", "-", "-"]

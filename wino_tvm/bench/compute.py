@@ -1,6 +1,7 @@
 """The compute-bound benchmark: per workload (C, K >= 128, large images), a sweep of the template
-families' spaces and their no-tuning defaults against cuDNN in one process on this GPU, each
-measurement appended to a tuning log (PyTorch; GPU side).
+families' spaces and their no-tuning defaults against cuDNN's fastest (PyTorch's conv with
+cudnn.benchmark, and every engine configuration of cuDNN's backend API) in one process on this
+GPU, each measurement appended to a tuning log (PyTorch; GPU side).
 
 python -m wino_tvm.bench.compute --out bench/h200/compute --log tuning_logs/h200.jsonl \
     [--workloads 1,256,256,256,256 ...] [--axis f23.strip=0,16 ...]
@@ -11,17 +12,23 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import tempfile
 from pathlib import Path
+
+import torch
 
 from ..math.tolerance import ACCURACY_BAR
 from ..runtime import cache
 from ..runtime.choice import defaults, schemes
 from ..runtime.dispatch import device_of
-from ..runtime.select import measure
+from ..runtime.select import TIMING, measure, timer
 from ..tune.records import read_records
 from ..tune.space import Axes, config_space
 from ..workload import Conv2dWorkload
+from .cudnn import ENGINES, ConvSpec, CudnnHelper, compile_helper
+from .measure import BASELINE_TOLERANCE, Operands, cudnn_engines_case
 from .report import write_rows
+from .timing import rotation_count
 
 # Issue 52's shapes: SD-VAE decoder layers at 512^2 and 1024^2 output, VGG-16 at N=1 and 8,
 # ResNet at N=128.
@@ -46,12 +53,35 @@ def sweep(base: Conv2dWorkload, device, axes: Axes) -> list:
     return list(pool.values())
 
 
-def row(base: Conv2dWorkload, pool: list, device, arch: str, log: Path) -> dict:
-    """base's pool (sweep) timed against cuDNN: the best correct candidate and the default."""
-    timed, cudnn_us = measure(pool, base, device, arch, log)
+def cudnn_engines(base: Conv2dWorkload, device, helper: CudnnHelper) -> tuple[float, str]:
+    """cuDNN's fastest correct engine configuration for base (fp16 NHWC, fp32 accumulation):
+    its median us and name."""
+    shape = (base.n, base.h, base.w, base.c, base.k)
+    stream = torch.cuda.Stream()
+    with torch.cuda.stream(stream):
+        gen = torch.Generator(device="cuda").manual_seed(0)
+        ops = Operands(shape, "fp16", rotation_count(shape, 2, device.l2_bytes), gen)
+        spec = ConvSpec("fp16", "NHWC", "fp16", "fp32", ENGINES, "any")
+        case = cudnn_engines_case(helper, ops, spec, BASELINE_TOLERANCE["fp16", "fp16"], stream,
+                                  timer())
+        try:
+            us = timer().time(case.call, ops.rotate, TIMING)["median_us"]
+        finally:
+            case.close()
+    return us, case.notes["config"]
+
+
+def row(base: Conv2dWorkload, pool: list, device, arch: str, log: Path,
+        helper: CudnnHelper) -> dict:
+    """base's pool (sweep) timed against cuDNN's fastest: the best correct candidate and the
+    default."""
+    timed, torch_us = measure(pool, base, device, arch, log)
+    engines_us, engine = cudnn_engines(base, device, helper)
+    cudnn_us = min(torch_us, engines_us)
     errors = {r.config: r.rel_l2_err for r in read_records(log)
               if r.workload == base.shape_dict() and r.device == device.name}
     out = {"workload": base.shape_dict(), "device": device.name, "cudnn_us": cudnn_us,
+           "cudnn_torch_us": torch_us, "cudnn_engines_us": engines_us, "cudnn_engine": engine,
            "candidates": len(pool), "correct": len(timed)}
     if timed:
         us, wl, cfg, _ = timed[0]
@@ -65,13 +95,15 @@ def row(base: Conv2dWorkload, pool: list, device, arch: str, log: Path) -> dict:
 
 
 def table_cells(r: dict) -> list[str]:
-    """A row of compute.md: the workload, cuDNN, the best correct candidate, the default."""
+    """A row of compute.md: the workload, cuDNN's fastest (of PyTorch's and the engines'), the
+    best correct candidate, the default."""
     b, d = r.get("best"), r.get("default")
     best = ([b["config"], f"{b['us']:.1f}", f"{b['speedup']:.2f}x",
              "-" if b.get("rel_l2") is None else f"{b['rel_l2']:.1e}"] if b
             else ["none correct", "-", "-", "-"])
     default = [f"{d['us']:.1f}", f"{d['speedup']:.2f}x"] if d else ["-", "-"]
-    return [",".join(map(str, r["workload"].values())), f"{r['cudnn_us']:.1f}", *best, *default]
+    return [",".join(map(str, r["workload"].values())), f"{r['cudnn_us']:.1f}",
+            f"{r['cudnn_torch_us']:.1f}", f"{r['cudnn_engines_us']:.1f}", *best, *default]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -92,13 +124,15 @@ def main(argv: list[str] | None = None) -> int:
     # every library first, in one parallel build (nvcc is the slow part)
     cache.build_all([(wl, cfg) for pool in pools for wl, cfg, _ in pool], arch)
     rows = []
-    for base, pool in zip(bases, pools, strict=True):
-        rows.append(row(base, pool, device, arch, args.log))
-        print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
+    with tempfile.TemporaryDirectory(prefix="wino-cudnn-") as helper_dir:
+        helper = CudnnHelper(compile_helper(Path(helper_dir), arch))
+        for base, pool in zip(bases, pools, strict=True):
+            rows.append(row(base, pool, device, arch, args.log, helper))
+            print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
     write_rows(args.out, "compute", rows,
                f"Compute-bound convolutions on {device.name} (fp16, fp32 accumulation)",
-               ("N,H,W,C,K", "cuDNN us", "best", "us", "speedup", "rel L2", "default us",
-                "default speedup"), table_cells)
+               ("N,H,W,C,K", "cuDNN us", "torch us", "engines us", "best", "us", "speedup",
+                "rel L2", "default us", "default speedup"), table_cells)
     return 0
 
 

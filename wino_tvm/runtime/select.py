@@ -4,9 +4,10 @@ float32 and timed against cuDNN on the same random inputs, the decision kept in 
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import torch
@@ -65,7 +66,9 @@ class Trial:
             return (torch.rand(size, generator=gen, device="cuda") * 2 - 1).half()
 
         xs = [rand(n, c, h, w).contiguous(memory_format=torch.channels_last) for _ in range(sets)]
-        weight = rand(k, c, 3, 3) / (3 * c**0.5)
+        # channels_last as x: else cuDNN converts the weight on every call, which the timing
+        # would charge to cuDNN (up to 10 us a call at C = K = 512).
+        weight = (rand(k, c, 3, 3) / (3 * c**0.5)).contiguous(memory_format=torch.channels_last)
         bias = rand(k) if "bias" in base.epilogue else None
         residuals = [rand(n, k, h, w).contiguous(memory_format=torch.channels_last)
                      if "residual" in base.epilogue else None for _ in range(sets)]
@@ -84,6 +87,18 @@ def epilogue(y: torch.Tensor, bias: torch.Tensor | None, residual: torch.Tensor 
     if residual is not None:
         y += residual
     return y.relu_() if relu else y
+
+
+@contextlib.contextmanager
+def cudnn_benchmark() -> Iterator[None]:
+    """cuDNN picks its algorithm by timing them (cudnn.benchmark) inside, whatever the caller
+    set: a kernel replaces cuDNN's fastest, not its heuristic pick."""
+    before = torch.backends.cudnn.benchmark
+    torch.backends.cudnn.benchmark = True
+    try:
+        yield
+    finally:
+        torch.backends.cudnn.benchmark = before
 
 
 def cudnn_call(trial: Trial, relu: bool) -> Callable[[int], torch.Tensor]:
@@ -120,7 +135,8 @@ def measure(pool: list[tuple[Conv2dWorkload, FamilyConfig, str]], base: Conv2dWo
     trial = Trial.of(base, device.l2_bytes)
     relu = "relu" in base.epilogue
     sets = len(trial.xs)
-    cudnn_us = timer().time(cudnn_call(trial, relu), sets, TIMING)["median_us"]
+    with cudnn_benchmark():
+        cudnn_us = timer().time(cudnn_call(trial, relu), sets, TIMING)["median_us"]
     timed = []
     for (wl, cfg, why), path in zip(pool, built, strict=True):
         if isinstance(path, Exception):
