@@ -1,9 +1,9 @@
 """Accuracy: the relative L2 error (against float64) each scheme is expected to reach, the
 tolerance a check allows it, and the bar a default must meet (TVM-free).
 
-One row per (input dtype, accumulator, Winograd m). `measured` is what the H100 benchmark
-measured on uniform random data (the largest over its workloads, by C where it grows with C);
-`tolerance` is what the checks allow, with the reason.
+One row per (input dtype, accumulator, Winograd m). `measured` is what the H100 benchmark (m=4:
+the H200 runner) measured on uniform random data (the largest over its workloads, by C where it
+grows with C); `tolerance` is what the checks allow, with the reason.
 """
 
 from __future__ import annotations
@@ -30,8 +30,9 @@ SCHEMES = {
     ("fp16", "fp32", 2): Scheme(1.7e-3, 6.2e-4,
                                 "fp16 rounding of V and U dominates; ~3x the worst measured "
                                 "(F(2, 3): 4.2e-4)"),
-    ("fp16", "fp32", 4): Scheme(1e-2, 3.1e-3,
-                                "fp16 V and U amplified by F(4x4)'s A and G; ~3x measured"),
+    ("fp16", "fp32", 4): Scheme(6e-3, 2.1e-3,
+                                "fp16 V and U amplified by F(4x4)'s A and G (H200, points "
+                                "0, +-1, 1/2, -2; Lavin's measured 3.1e-3); ~3x measured"),
     ("fp16", "fp32", 6): Scheme(3e-2, None, "F(6x6)'s amplification; ~3x the llvm build's"),
     ("fp16", "fp16", 2): Scheme(6.5e-3, ((64, 9.4e-4), (128, 1.06e-3), (256, 1.28e-3),
                                          (512, 1.52e-3)),
@@ -42,9 +43,9 @@ SCHEMES = {
     ("int8", "int32", 2): Scheme(2.5e-2, 1.6e-2,
                                  "V requantised to int8 per tap (docs/int8.md): 1.6e-2 on "
                                  "uniform int8 data, 1.5x that"),
-    ("int8", "int32", 4): Scheme(2.2e-1, 1.4e-1,
-                                 "F(4x4)'s V spans 100x the input: requantised to int8 it "
-                                 "keeps ~7 bits (docs/int8.md); 1.5x measured"),
+    ("int8", "int32", 4): Scheme(1.7e-1, 1.1e-1,
+                                 "F(4x4)'s V spans up to 196x the input: requantised to int8 "
+                                 "it keeps ~6 bits (docs/int8.md); 1.5x measured (H200)"),
     ("int8", "fp16", 2): Scheme(6.5e-3, 1.1e-3,
                                 "V and U of int8 data exact in fp16; only the fp16 "
                                 "accumulation rounds, as for fp16 inputs"),

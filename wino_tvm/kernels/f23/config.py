@@ -53,7 +53,7 @@ KNOBS = (
     Knob("stages", 3, (3, 4), "st", "input buffers per warpgroup", always=True),
     # Strips keep the patch to a strip's width, so the kernel takes any W (experiments:
     # f23_strips): the tuner tries them where whole rows do not fit or leave few tiles a row.
-    Knob("strip", 0, (0, 8, 16, 32), "sw",
+    Knob("strip", 0, (0, 7, 8, 14, 16, 32), "sw",
          "rows of tiles cut into strips of this many tiles (2 output pixels each), stacked as "
          "images of their own; 0: whole rows"),
     Knob("x_chunks", 1, (1, 2), "xc",
