@@ -308,10 +308,11 @@ def test_default_space_is_the_old_one_with_f23() -> None:
     assert len(whole_rows) == 5005
     assert names_digest(whole_rows) == (
         "6d0b8fca0ef792adcd96438e73fe935a19d4cee8f952988b9dcf72639fd12eb6")
-    # strips of 8 tiles only (16 of 14 tiles a row is no strip), and two-chunk stages
+    # strips of 7 and 8 tiles only (14 and 16 of 14 tiles a row are no strips), and two-chunk
+    # stages
     added = [c for c in space if c not in whole_rows]
-    assert {c.cfg.FAMILY for c in added} == {"f23"} and {c.cfg.strip for c in added} <= {0, 8}
-    assert any(c.cfg.strip == 8 for c in added) and any(c.cfg.x_chunks == 2 for c in added)
+    assert {c.cfg.FAMILY for c in added} == {"f23"} and {c.cfg.strip for c in added} <= {0, 7, 8}
+    assert {7, 8} <= {c.cfg.strip for c in added} and any(c.cfg.x_chunks == 2 for c in added)
     old_default = [c for c in space if c.cfg.FAMILY != "f23"]
     assert len(old_default) == 4973
     assert names_digest(old_default) == (

@@ -466,6 +466,9 @@ VARIANTS = {
                                                 PB3_CR_RP.with_(x_chunks=2)),
     "int8_c64_sw8_xc2_int8y_epilogue": (int8(2, 9, 27, 64, 128, out="int8", epilogue=ALL),
                                         ST3.with_(strip=8, x_chunks=2)),
+    # strips of 7 tiles (odd): three whole strips and a last one of 2 tiles, one past the image
+    "c256_sw7_pb_cr_rp_xc2_odd_epilogue": (fp16(2, 12, 45, 256, 128, epilogue=ALL),
+                                           PB3_CR_RP.with_(strip=7, x_chunks=2)),
     # int8 in (x int8 in shared memory, exact in fp16): each y, the epilogue in integer units
     # (float bias and residual), each row layout and schedule, the patch's row pads (W = 7 .. 28)
     "int8_c256_14": (int8(2, 14, 14, 256, 256), ST3),
