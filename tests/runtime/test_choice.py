@@ -105,6 +105,19 @@ def test_choice_cache_round_trip(tmp_path: Path):
     assert store.get(key, base) is None
 
 
+def test_decisions_timed_the_old_way_are_made_again(tmp_path: Path):
+    """Before timing revision 2 cuDNN was timed with a weight it converted on every call; those
+    decisions (the file without a revision) are not read."""
+    store = ChoiceCache(H200, root=tmp_path)
+    base = fp16(1, 56, 56, 64, 64)
+    wl, cfg, why = candidates(base, H200, Policy())[0]
+    key = choice_key(base, Policy())
+    old = store.path.parent / f"{store.path.name.split('.')[0]}.json"
+    old.parent.mkdir(parents=True)
+    old.write_text(json.dumps({key: {"config": cfg.name(wl), "reason": why, "speedup": 2.0}}))
+    assert store.path != old and store.get(key, base) is None
+
+
 def test_policy_refuses_an_unknown_mode():
     with pytest.raises(ValueError, match="choose one of trust, verify, autotune"):
         Policy(mode="fast")

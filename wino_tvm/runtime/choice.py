@@ -150,12 +150,18 @@ def choice_key(base: Conv2dWorkload, policy: Policy) -> str:
                      f"bound={policy.bound_for(base):.2e}", policy.mode])
 
 
+# The way decisions time cuDNN, in the decisions' file name: revision 2 times it at its fastest
+# (a channels_last weight, cudnn.benchmark); decisions of an older revision are made again.
+TIMING_REVISION = 2
+
+
 class ChoiceCache:
-    """Decisions per device, persisted in the user cache as JSON (one file per device)."""
+    """Decisions per device, persisted in the user cache as JSON (one file per device and
+    timing revision)."""
 
     def __init__(self, device: DeviceLimits, root: Path | None = None) -> None:
         safe = "".join(ch if ch.isalnum() else "_" for ch in device.name)
-        self.path = (root or cache_root()) / "choices" / f"{safe}.json"
+        self.path = (root or cache_root()) / "choices" / f"{safe}.r{TIMING_REVISION}.json"
         self.device = device
 
     def _read(self) -> dict:
