@@ -66,3 +66,20 @@ def test_cudnn_when_the_default_loses_too(verify):
     choice = select.decide(BASE, H200, "sm_90", policy)
     assert len(calls) == 2 and choice.config is None
     assert choice.reason == "cuDNN: 100.0 us, the best candidate 200.0 us"
+
+
+def test_a_default_that_loses_is_not_followed_by_another(tmp_path: Path, monkeypatch):
+    """Without a record the first default is verify's only candidate: the defaults are ranked
+    by promise, and another build per losing layer would buy little."""
+    monkeypatch.setenv("WINO_TVM_CACHE", str(tmp_path / "cache"))
+    calls: list = []
+
+    def measure(pool, base, device, arch, record_to):
+        calls.append(pool)
+        return [(200.0, wl, cfg, why) for wl, cfg, why in pool], CUDNN_US
+
+    monkeypatch.setattr(select, "measure", measure)
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    choice = select.decide(BASE, H200, "sm_90", Policy(logs=(empty,)))
+    assert len(calls) == 1 and calls[0][0][2].endswith(" default") and choice.config is None

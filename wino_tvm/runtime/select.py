@@ -171,8 +171,10 @@ def pool(base: Conv2dWorkload, device: DeviceLimits, policy: Policy
 def second_try(base: Conv2dWorkload, device: DeviceLimits, policy: Policy,
                tried: list[tuple[Conv2dWorkload, FamilyConfig, str]]
                ) -> list[tuple[Conv2dWorkload, FamilyConfig, str]]:
-    """verify's next candidate where the first lost to cuDNN: the first family default not yet
-    timed, so that a stale record (an older build's, another device's) does not hide it."""
+    """verify's next candidate where its first, a tuning record, lost to cuDNN: the first family
+    default not yet timed, so that a stale record (an older build's) does not hide it."""
+    if not any(why.startswith("tuning record") for *_, why in tried):
+        return []
     names = {cfg.name(wl) for wl, cfg, _ in tried}
     return [(wl, cfg, why) for wl, cfg, why in candidates(base, device, policy)
             if why.endswith(" default") and cfg.name(wl) not in names][:1]
