@@ -157,26 +157,30 @@ def measure(pool: list[tuple[Conv2dWorkload, FamilyConfig, str]], base: Conv2dWo
     return sorted(timed, key=lambda item: item[0]), cudnn_us
 
 
-def pool(base: Conv2dWorkload, device: DeviceLimits, policy: Policy
-         ) -> list[tuple[Conv2dWorkload, FamilyConfig, str]]:
+Candidate = tuple[Conv2dWorkload, FamilyConfig, str]
+
+
+def pool(base: Conv2dWorkload, device: DeviceLimits, policy: Policy) -> list[Candidate]:
     """What a decision times for base: the first candidate (verify, trust), or the best logged
     ones and every family's default (autotune)."""
-    found = candidates(base, device, policy)
-    if policy.mode != "autotune":
+    return _timed_first(candidates(base, device, policy), policy.mode)
+
+
+def _timed_first(found: list[Candidate], mode: str) -> list[Candidate]:
+    if mode != "autotune":
         return found[:1]
     logged = [item for item in found if item[2].startswith("tuning record")]
     return logged[:AUTOTUNE_LOGGED] + [item for item in found if item not in logged]
 
 
-def second_try(base: Conv2dWorkload, device: DeviceLimits, policy: Policy,
-               tried: list[tuple[Conv2dWorkload, FamilyConfig, str]]
-               ) -> list[tuple[Conv2dWorkload, FamilyConfig, str]]:
-    """verify's next candidate where its first, a tuning record, lost to cuDNN: the first family
-    default not yet timed, so that a stale record (an older build's) does not hide it."""
+def second_try(found: list[Candidate], tried: list[Candidate]) -> list[Candidate]:
+    """verify's next candidate of `found` where its first, a tuning record, lost to cuDNN: the
+    first family default not yet timed, so that a stale record (an older build's) does not
+    hide it."""
     if not any(why.startswith("tuning record") for *_, why in tried):
         return []
     names = {cfg.name(wl) for wl, cfg, _ in tried}
-    return [(wl, cfg, why) for wl, cfg, why in candidates(base, device, policy)
+    return [(wl, cfg, why) for wl, cfg, why in found
             if why.endswith(" default") and cfg.name(wl) not in names][:1]
 
 
@@ -191,7 +195,8 @@ def decide(base: Conv2dWorkload, device: DeviceLimits, arch: str, policy: Policy
     known = store.get(key, base)
     if known is not None:
         return known
-    todo = pool(base, device, policy)
+    found = candidates(base, device, policy)
+    todo = _timed_first(found, policy.mode)
     if not todo:
         choice = Choice(base, None, f"cuDNN: {unsupported_reason(base, device, policy)}")
     elif policy.mode == "trust":
@@ -200,7 +205,7 @@ def decide(base: Conv2dWorkload, device: DeviceLimits, arch: str, policy: Policy
     else:
         timed, cudnn_us = measure(todo, base, device, arch, policy.record_to)
         retry = [] if _wins(timed, cudnn_us) or policy.mode != "verify" else second_try(
-            base, device, policy, todo)
+            found, todo)
         if retry:
             again = measure(retry, base, device, arch, policy.record_to)
             if _wins(*again):
