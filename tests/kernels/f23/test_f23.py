@@ -345,6 +345,8 @@ def test_default_takes_strips_row_pairs_and_two_chunk_stages_where_they_apply() 
     # the H200 sweeps' picks (bench/h200/compute.md)
     vae = family_default(fp16(1, 256, 256, 256, 256))
     assert (vae.strip, vae.row_pairs, vae.x_chunks, vae.persist) == (8, True, 2, True)
+    # persistent blocks: three input buffers on strips, four on whole rows
+    assert vae.stages == 3 and family_default(fp16(128, 7, 7, 512, 512)).stages == 4
     # rows of 8 tiles or fewer stay whole; C split of two where the tiles fill few SMs
     small = family_default(fp16(1, 14, 14, 512, 512))
     assert (small.strip, small.row_pairs, small.x_chunks, small.c_split) == (0, True, 2, 2)

@@ -19,12 +19,13 @@ def default_config(wl: Conv2dWorkload, device: DeviceLimits) -> F23Config:
     transformed row serves two GEMM rows) and two chunks an input stage (64-byte copies) where
     they apply; persistent blocks where the tiles exceed half the SMs, else a C split of two;
     compact rows where an image's garbage row would cost a round of persistent blocks; four
-    input buffers where they fit (the H200 sweep's picks: experiments f23_strips, f23_xchunks)."""
+    input buffers where they fit, three for persistent blocks on strips (the H200 sweeps' picks:
+    experiments f23_strips, f23_xchunks, f23_stages_pb)."""
     strip = default_strip(wl)
     cfg = F23Config(stages=4, row_pairs=True, strip=strip)
     tiles = math.prod(cfg.grid(wl)[:2])
     if 2 * tiles > device.sms:
-        cfg = dataclasses.replace(cfg, persist=True)
+        cfg = dataclasses.replace(cfg, persist=True, stages=3 if strip else 4)
         rounds = -(-tiles // device.sms)
         compact = dataclasses.replace(cfg, compact_rows=True, row_pairs=wl.h % 2 == 0)
         if -(-compact.grid(wl)[0] // device.sms) < rounds and not compact.problems(wl, device):
