@@ -84,8 +84,11 @@ def logged(base: Conv2dWorkload, device: DeviceLimits, bound: float,
     return []
 
 
-def defaults(base: Conv2dWorkload, device: DeviceLimits,
-             bound: float) -> list[tuple[Conv2dWorkload, FamilyConfig, str]]:
+# What a decision may time: the workload as a kernel takes it, its config, and why it is there.
+Pick = tuple[Conv2dWorkload, FamilyConfig, str]
+
+
+def defaults(base: Conv2dWorkload, device: DeviceLimits, bound: float) -> list[Pick]:
     """Each buildable family's no-tuning default, most promising first: f23 from C = 128
     (1-D F(2, 3) wins there on the H100), the lane kernels below; within a family the
     cheapest accumulator within bound."""
@@ -121,8 +124,7 @@ class Policy:
         return list(self.logs) or sorted(TUNING_LOGS.glob("*.jsonl"))
 
 
-def candidates(base: Conv2dWorkload, device: DeviceLimits, policy: Policy
-               ) -> list[tuple[Conv2dWorkload, FamilyConfig, str]]:
+def candidates(base: Conv2dWorkload, device: DeviceLimits, policy: Policy) -> list[Pick]:
     """What may run base, best guess first: logged records, then the families' defaults."""
     bound = policy.bound_for(base)
     found = [(wl, cfg, f"tuning record {r.median_us:.1f} us ({r.device})")

@@ -25,6 +25,7 @@ from .choice import (
     AUTOTUNE_LOGGED,
     Choice,
     ChoiceCache,
+    Pick,
     Policy,
     candidates,
     choice_key,
@@ -125,8 +126,8 @@ def _record(wl: Conv2dWorkload, cfg: FamilyConfig, device: str, us: float, rel: 
                   commit=commit_id(), epilogue=epilogue_text(wl.epilogue), out=wl.out)
 
 
-def measure(pool: list[tuple[Conv2dWorkload, FamilyConfig, str]], base: Conv2dWorkload,
-            device: DeviceLimits, arch: str, record_to: Path | None
+def measure(pool: list[Pick], base: Conv2dWorkload, device: DeviceLimits, arch: str,
+            record_to: Path | None
             ) -> tuple[list[tuple[float, Conv2dWorkload, FamilyConfig, str]], float]:
     """Each candidate's median time where it built and was correct, and cuDNN's."""
     from .layer import ConvKernel  # the layer needs this module's decision first
@@ -157,23 +158,20 @@ def measure(pool: list[tuple[Conv2dWorkload, FamilyConfig, str]], base: Conv2dWo
     return sorted(timed, key=lambda item: item[0]), cudnn_us
 
 
-Candidate = tuple[Conv2dWorkload, FamilyConfig, str]
-
-
-def pool(base: Conv2dWorkload, device: DeviceLimits, policy: Policy) -> list[Candidate]:
+def pool(base: Conv2dWorkload, device: DeviceLimits, policy: Policy) -> list[Pick]:
     """What a decision times for base: the first candidate (verify, trust), or the best logged
     ones and every family's default (autotune)."""
     return _timed_first(candidates(base, device, policy), policy.mode)
 
 
-def _timed_first(found: list[Candidate], mode: str) -> list[Candidate]:
+def _timed_first(found: list[Pick], mode: str) -> list[Pick]:
     if mode != "autotune":
         return found[:1]
     logged = [item for item in found if item[2].startswith("tuning record")]
     return logged[:AUTOTUNE_LOGGED] + [item for item in found if item not in logged]
 
 
-def second_try(found: list[Candidate], tried: list[Candidate]) -> list[Candidate]:
+def second_try(found: list[Pick], tried: list[Pick]) -> list[Pick]:
     """verify's next candidate of `found` where its first, a tuning record, lost to cuDNN: the
     first family default not yet timed, so that a stale record (an older build's) does not
     hide it."""
