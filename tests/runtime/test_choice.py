@@ -19,6 +19,7 @@ from wino_tvm.runtime.choice import (
     candidates,
     choice_key,
     defaults,
+    kernel_workload,
     logged,
     schemes,
     unsupported_reason,
@@ -59,7 +60,24 @@ def test_unsupported_shape_has_no_candidates_and_a_reason():
     assert candidates(base, H200, Policy()) == []
     why = unsupported_reason(base, H200, Policy())
     assert "lane" in why and "f23" in why
-    assert candidates(fp16(1, 56, 56, 24, 24), H200, Policy()) == []  # C not a multiple of 16
+    assert candidates(fp16(1, 56, 56, 24, 24), H200, Policy()) == []  # K: neither family's
+
+
+def test_other_c_runs_padded_to_the_next_16_channels(tmp_path: Path):
+    """An RGB network's first layer (C = 3) and a VAE's (C = 4) run on kernels of C = 16."""
+    for c in (3, 4, 24):
+        base = fp16(32, 224, 224, c, 64, epilogue=("bias", "relu"))
+        found = candidates(base, H200, Policy())
+        assert found and all(wl.c == kernel_workload(base).c == -(-c // 16) * 16
+                             and (wl.n, wl.h, wl.w, wl.k, wl.epilogue) == (32, 224, 224, 64,
+                                                                           base.epilogue)
+                             for wl, _, _ in found)
+    assert kernel_workload(fp16(1, 8, 8, 64, 64)) == fp16(1, 8, 8, 64, 64)
+    # the decision's cache gives the padded workload back
+    store, base = ChoiceCache(H200, root=tmp_path), fp16(1, 224, 224, 3, 64)
+    wl, cfg, why = candidates(base, H200, Policy())[0]
+    store.put(choice_key(base, Policy()), Choice(wl, cfg, why, 2.0))
+    assert store.get(choice_key(base, Policy()), base).wl == wl and wl.c == 16
 
 
 def test_logged_reads_only_this_devices_records(tmp_path: Path):

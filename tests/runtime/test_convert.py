@@ -133,6 +133,16 @@ def test_functional_conv2d_on_cpu_matches_pytorch():
         wino_tvm.conv2d(x, torch.randn(8, 16, 1, 1))
 
 
+def test_pad_channels_appends_zero_channels_in_channels_last():
+    from wino_tvm.runtime.layer import pad_channels
+
+    x = torch.randn(2, 3, 5, 7).contiguous(memory_format=torch.channels_last)
+    y = pad_channels(x, 16)
+    assert y.shape == (2, 16, 5, 7) and y.is_contiguous(memory_format=torch.channels_last)
+    assert torch.equal(y[:, :3], x) and not y[:, 3:].any()
+    assert pad_channels(y, 16) is y
+
+
 def test_choices_lists_nothing_before_a_gpu_run():
     converted = convert(model(), verbose=False)
     converted(torch.randn(1, 3, 8, 8))

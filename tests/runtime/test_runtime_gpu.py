@@ -57,6 +57,7 @@ def test_operator_passes_opcheck():
 @pytest.mark.parametrize("shape, fused", [
     ((1, 56, 56, 64, 64), ()), ((3, 13, 37, 64, 128), ("residual", "relu")),
     ((2, 14, 14, 256, 256), ("relu",)), ((1, 28, 20, 128, 64), ("residual", "relu")),
+    ((2, 30, 34, 3, 64), ("relu",)), ((1, 17, 23, 4, 128), ("residual",)),  # C padded to 16
 ])
 def test_layer_matches_float64(shape, fused):
     n, h, w, c, k = shape

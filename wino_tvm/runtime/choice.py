@@ -30,11 +30,20 @@ CUDNN = "cudnn"
 MODES = ("trust", "verify", "autotune")
 # Candidates an autotune times beside cuDNN: the best logged ones and each family's default.
 AUTOTUNE_LOGGED = 3
+# The families take C in steps of one k16 MMA: a layer with other C (an RGB network's first
+# layer, C = 3) runs padded with zero channels to the next step, the weight once and x on each
+# call (ConvKernel), so that its time, which its decision measures, includes the padding.
+CHANNEL_STEP = 16
+
+
+def kernel_workload(base: Conv2dWorkload) -> Conv2dWorkload:
+    """base as the kernels take it: C padded with zero channels to a multiple of CHANNEL_STEP."""
+    return dataclasses.replace(base, c=-(-base.c // CHANNEL_STEP) * CHANNEL_STEP)
 
 
 @dataclass(frozen=True)
 class Choice:
-    """A layer's kernel: `config` on `wl` (None: cuDNN), and why."""
+    """A layer's kernel: `config` on `wl` (None: cuDNN; wl's C is kernel_workload's), and why."""
 
     wl: Conv2dWorkload
     config: FamilyConfig | None
@@ -125,11 +134,13 @@ class Policy:
 
 
 def candidates(base: Conv2dWorkload, device: DeviceLimits, policy: Policy) -> list[Pick]:
-    """What may run base, best guess first: logged records, then the families' defaults."""
-    bound = policy.bound_for(base)
+    """What may run base, best guess first: logged records, then the families' defaults (of
+    base with C padded, kernel_workload)."""
+    bound, padded = policy.bound_for(base), kernel_workload(base)
     found = [(wl, cfg, f"tuning record {r.median_us:.1f} us ({r.device})")
-             for wl, cfg, r in logged(base, device, bound, policy.tuning_logs())]
-    found += [(wl, cfg, f"{family} default") for wl, cfg, family in defaults(base, device, bound)]
+             for wl, cfg, r in logged(padded, device, bound, policy.tuning_logs())]
+    found += [(wl, cfg, f"{family} default")
+              for wl, cfg, family in defaults(padded, device, bound)]
     unique = {}
     for wl, cfg, why in found:
         unique.setdefault(cfg.name(wl), (wl, cfg, why))
@@ -139,7 +150,7 @@ def candidates(base: Conv2dWorkload, device: DeviceLimits, policy: Policy) -> li
 def unsupported_reason(base: Conv2dWorkload, device: DeviceLimits, policy: Policy) -> str:
     """Why no family runs base (for the conversion report)."""
     bound = policy.bound_for(base)
-    wls = schemes(base, bound)
+    wls = schemes(kernel_workload(base), bound)
     if not wls:
         return f"no scheme within the accuracy bound {bound:.1e} for {base.dtype}"
     reasons = {f.name: f.supports(wl, device) for wl in wls for f in buildable_families()
@@ -182,7 +193,7 @@ class ChoiceCache:
             meta, cfg = parse_config(entry["config"])
         except WinoError:
             return None  # a name the code no longer parses: decide again
-        wl = dataclasses.replace(base, accum=meta["accum"], m=meta["m"])
+        wl = dataclasses.replace(kernel_workload(base), accum=meta["accum"], m=meta["m"])
         if cfg.problems(wl, self.device):
             return None  # the code no longer takes it: decide again
         return Choice(wl, cfg, entry["reason"], entry.get("speedup"))
