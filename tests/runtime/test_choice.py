@@ -73,6 +73,9 @@ def test_other_c_runs_padded_to_the_next_16_channels(tmp_path: Path):
                                                                            base.epilogue)
                              for wl, _, _ in found)
     assert kernel_workload(fp16(1, 8, 8, 64, 64)) == fp16(1, 8, 8, 64, 64)
+    # one 16-channel step: the lane family's fp32 default first (the faster one there)
+    first = candidates(fp16(1, 224, 224, 3, 64), H200, Policy())[0]
+    assert first[2] == "lane default" and first[0].accum == "fp32"
     # the decision's cache gives the padded workload back
     store, base = ChoiceCache(H200, root=tmp_path), fp16(1, 224, 224, 3, 64)
     wl, cfg, why = candidates(base, H200, Policy())[0]

@@ -107,8 +107,11 @@ def defaults(base: Conv2dWorkload, device: DeviceLimits, bound: float) -> list[P
             if fam.name != "pkf" and fam.supports(wl, device) is None:
                 out.append((wl, fam.default(wl, device), fam.name))
     rank = {"f23": 0 if base.c >= 128 else 2, "lane": 1, "pkf": 3}
-    # fp16 accumulators first (the faster lane kernels) where the bound admits them.
-    return sorted(out, key=lambda item: (rank[item[2]], item[0].accum != "fp16"))
+    # fp16 accumulators first (the faster lane kernels) where the bound admits them, but not
+    # at one 16-channel step (padded first layers): there the lane fp32 default was 1.06x-1.28x
+    # faster at all six shapes timed (experiments: runtime_pad_c).
+    fp16_first = base.c > CHANNEL_STEP
+    return sorted(out, key=lambda item: (rank[item[2]], (item[0].accum == "fp16") != fp16_first))
 
 
 @dataclass(frozen=True)
