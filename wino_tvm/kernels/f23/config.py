@@ -181,7 +181,9 @@ class F23Config(FamilyConfig):
             out.append(f"f23: strip={self.strip} tiles (sw) is not below W={wl.w}'s "
                        f"{row_tiles(wl)} tiles a row: drop strip")
         if wl.c % TB_K or wl.k % TB_N:
-            out.append(f"f23: C={wl.c} must be a multiple of {TB_K} and K={wl.k} of {TB_N}")
+            out.append("f23: " + " and ".join(
+                f"{name}={value} must be a multiple of {step}"
+                for name, value, step in (("C", wl.c, TB_K), ("K", wl.k, TB_N)) if value % step))
         elif wl.c // TB_K % self.c_split:
             out.append(f"f23: c_split={self.c_split} must divide C={wl.c}'s {wl.c // TB_K} "
                        f"chunks of {TB_K} channels")
