@@ -18,9 +18,37 @@ from .errors import WinoError
 from .harness import PROGRAM_FILE
 from .runner import compile_program, detect_arch, run_program
 
+RUN_TIMEOUT_S = 300.0
+
 
 def artifact_dirs(root: Path) -> list[Path]:
     return sorted(p.parent for p in root.rglob(PROGRAM_FILE))
+
+
+def compile_all(dirs: list[Path], arch: str, jobs: int) -> list[tuple[Path | None, str | None]]:
+    """nvcc in parallel: each artifact's program binary, or why it did not build."""
+    def build(d: Path) -> tuple[Path | None, str | None]:
+        try:
+            return compile_program(d, arch), None
+        except WinoError as exc:
+            return None, str(exc)
+
+    with ThreadPoolExecutor(max(1, jobs)) as pool:
+        return list(pool.map(build, dirs))
+
+
+def run_one(d: Path, built: tuple[Path | None, str | None], args: list[str]) -> dict:
+    """Artifact d's record: its program's JSON record with status ok, or status error and why
+    (it did not build, or did not run)."""
+    binary, error = built
+    if binary is not None:
+        try:
+            record = run_program(binary, args, RUN_TIMEOUT_S)
+        except WinoError as exc:
+            error = str(exc)
+    if error is not None:
+        return {"artifact": d.name, "status": "error", "error": error[-2000:]}
+    return {**record, "artifact": d.name, "status": "ok"}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -43,29 +71,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print(f"compiling {len(dirs)} artifacts for {arch} with {args.jobs} jobs", file=sys.stderr)
 
-    def build(d: Path):
-        try:
-            return compile_program(d, arch), None
-        except WinoError as exc:
-            return None, str(exc)
-
-    with ThreadPoolExecutor(args.jobs) as pool:
-        built = list(pool.map(build, dirs))
+    built = compile_all(dirs, arch, args.jobs)
     args.record.parent.mkdir(parents=True, exist_ok=True)
     rows = []
-    for i, (d, (binary, error)) in enumerate(zip(dirs, built, strict=True), 1):
+    for i, (d, result) in enumerate(zip(dirs, built, strict=True), 1):
         print(f"[{i}/{len(dirs)}] {d.name}", file=sys.stderr)
-        if binary is not None:
-            try:
-                record = run_program(binary, ["--checks", str(args.checks), "--iters",
-                                              str(args.iters)], timeout_s=300)
-            except WinoError as exc:
-                error = str(exc)
-        if error is not None:
-            record = {"artifact": d.name, "status": "error", "error": error[-2000:]}
-        else:
-            record["artifact"] = d.name
-            record["status"] = "ok"
+        record = run_one(d, result, ["--checks", str(args.checks), "--iters", str(args.iters)])
         rows.append(record)
         with args.record.open("a") as f:
             f.write(json.dumps(record) + "\n")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from wino_tvm import runner
+from wino_tvm import batch, runner
 from wino_tvm.bench import ab
 from wino_tvm.errors import WinoError
 from wino_tvm.harness import PROGRAM_FILE
@@ -39,8 +39,8 @@ def fake_gpu(monkeypatch) -> list[str]:
         correct = not (name == "c-x" and round_ == 1)
         return {"median_us": TIMES[name][round_], "correct": correct, "args": args}
 
-    monkeypatch.setattr(runner, "compile_program", lambda d, arch: d / runner.BINARY_FILE)
-    monkeypatch.setattr(runner, "run_program", run)
+    monkeypatch.setattr(batch, "compile_program", lambda d, arch: d / runner.BINARY_FILE)
+    monkeypatch.setattr(batch, "run_program", run)
     return ran
 
 
@@ -100,9 +100,9 @@ def test_a_build_failure_is_recorded_not_raised(root, tmp_path, monkeypatch):
             raise WinoError("nvcc failed")
         return d / runner.BINARY_FILE
 
-    monkeypatch.setattr(runner, "compile_program", compile_program)
-    monkeypatch.setattr(runner, "run_program", lambda b, a, t: {"median_us": 1.0,
-                                                                 "correct": True})
+    monkeypatch.setattr(batch, "compile_program", compile_program)
+    monkeypatch.setattr(batch, "run_program", lambda b, a, t: {"median_us": 1.0,
+                                                                "correct": True})
     records = ab.run_rounds(root, tmp_path / "out", 1, 10, 1, 1, "sm_90")
     failed = [r for r in records if r["artifact"] == "b-y"]
     assert failed == [{"artifact": "b-y", "round": 1, "status": "error", "error": "nvcc failed",

@@ -14,14 +14,14 @@ import argparse
 import json
 import statistics
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from .. import batch
 from ..errors import WinoError
 from ..harness import PROGRAM_FILE
+from ..runner import detect_arch
 
 AB_FILE = "ab.jsonl"
-RUN_TIMEOUT_S = 300.0
 
 
 def pairs(records: list[dict]) -> dict[str, dict[str, dict]]:
@@ -80,8 +80,7 @@ def per_artifact(rounds: list[dict]) -> list[dict]:
 
 def artifact_dirs(root: Path) -> list[Path]:
     """The SIDE-NAME harness artifacts under root, in name order."""
-    dirs = sorted(d for d in root.iterdir()
-                  if d.is_dir() and (d / PROGRAM_FILE).is_file() and "-" in d.name)
+    dirs = [d for d in batch.artifact_dirs(root) if "-" in d.name]
     if not dirs:
         raise WinoError(f"no SIDE-NAME artifact folders (with {PROGRAM_FILE}) under {root}: "
                         "build them with python -m wino_tvm.build ... --out ROOT/a-NAME --no-run")
@@ -92,34 +91,16 @@ def run_rounds(root: Path, out: Path, rounds: int, iters: int, warmup: int, jobs
                arch: str | None) -> list[dict]:
     """Compile every artifact, run them all `rounds` times in turn (a round through every
     artifact before the next), append each run's record to out/ab.jsonl as it comes."""
-    from ..runner import compile_program, detect_arch, run_program
-
     dirs = artifact_dirs(root)
-    arch = arch or detect_arch()
-
-    def build(d: Path) -> Path | str:
-        try:
-            return compile_program(d, arch)
-        except WinoError as exc:
-            return str(exc)
-
-    with ThreadPoolExecutor(max(1, jobs)) as pool:
-        binaries = dict(zip(dirs, pool.map(build, dirs), strict=True))
+    built = batch.compile_all(dirs, arch or detect_arch(), jobs)
     out.mkdir(parents=True, exist_ok=True)
     path = out / AB_FILE
     path.write_text("")
     records = []
     args = ["--checks", "1", "--iters", str(iters), "--warmup", str(warmup)]
     for r in range(1, rounds + 1):
-        for d, binary in binaries.items():
-            if isinstance(binary, str):
-                record = {"status": "error", "error": binary, "correct": False}
-            else:
-                try:
-                    record = run_program(binary, args, RUN_TIMEOUT_S)
-                except WinoError as exc:
-                    record = {"status": "error", "error": str(exc), "correct": False}
-            record = {"artifact": d.name, "round": r, **record}
+        for d, result in zip(dirs, built, strict=True):
+            record = {"round": r, "correct": False, **batch.run_one(d, result, args)}
             with path.open("a") as f:
                 f.write(json.dumps(record) + "\n")
             records.append(record)
