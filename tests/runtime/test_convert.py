@@ -13,7 +13,7 @@ from torch import nn  # noqa: E402
 
 import wino_tvm  # noqa: E402
 from wino_tvm.errors import WinoError  # noqa: E402
-from wino_tvm.nn import Conv2d, choices, convert  # noqa: E402
+from wino_tvm.nn import Conv2d, choices, convert, format_report  # noqa: E402
 from wino_tvm.runtime.dispatch import unsupported_call  # noqa: E402
 
 
@@ -161,3 +161,49 @@ def test_operator_fake_gives_a_channels_last_output():
     assert y.shape == (2, 32, 5, 7) and y.dtype == torch.float16
     assert y.is_contiguous(memory_format=torch.channels_last)
 
+
+
+class NormConv(nn.Module):
+    """A diffusion decoder's pattern: GroupNorm, SiLU, conv; then a GroupNorm alone."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.norm, self.conv = nn.GroupNorm(4, 16), nn.Conv2d(16, 16, 3, padding=1)
+        self.act, self.out = nn.SiLU(), nn.GroupNorm(2, 16)
+
+    def forward(self, x):
+        h = self.conv(torch.nn.functional.silu(self.norm(x)))
+        return self.act(self.out(h)) + self.out(h)  # out runs twice: two layers
+
+
+def test_groupnorm_and_the_silu_after_it_are_converted():
+    from wino_tvm.nn import GroupNorm
+
+    torch.manual_seed(0)
+    m = NormConv().eval()
+    x = torch.randn(2, 16, 6, 5)
+    expected = m(x)
+    converted = convert(m, verbose=False)
+    rows = {row.name: row for row in converted.wino_report}
+    assert (rows["norm"].kind, rows["norm"].detail) == ("GroupNorm", "fused SiLU")
+    fused = [row for row in rows.values() if row.name.startswith("out_wino")]
+    assert sorted(row.detail for row in fused) == ["fused SiLU", "no fusion"]
+    assert isinstance(converted.norm, GroupNorm) and converted.norm.silu
+    functions = {node.target for node in converted.graph.nodes if node.op == "call_function"}
+    assert torch.nn.functional.silu not in functions
+    assert not any(isinstance(mod, nn.SiLU) for mod in converted.modules())
+    assert format_report(converted.wino_report).startswith(
+        "wino_tvm.convert: 1 of 1 Conv2d layers, 3 of 3 GroupNorm layers converted")
+    torch.testing.assert_close(converted(x), expected)  # the CPU runs them as PyTorch does
+
+
+def test_norms_off_leaves_groupnorm_to_pytorch():
+    converted = convert(NormConv().eval(), norms=False, verbose=False)
+    assert [row.kind for row in converted.wino_report] == ["Conv2d"]
+    assert type(converted.norm) is nn.GroupNorm
+
+
+def test_group_norm_says_why_pytorch_runs_a_call():
+    from wino_tvm.runtime.norm import unsupported
+
+    assert unsupported(torch.randn(1, 16, 4, 4), 4, None) == "x is not on a CUDA device"

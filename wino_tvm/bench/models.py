@@ -4,10 +4,12 @@ and converted by wino_tvm.convert, in one process on one GPU (PyTorch; GPU side)
 python -m wino_tvm.bench.models --out bench/h200/models [--models vgg16_n1,edsr_x2_360p]
     [--mode verify|autotune] [--record tuning_logs/h200.jsonl] [--iters 50]
 
-Per model: eager and CUDA-graph latency of both, the speedup, the layers converted and their
-share of the time, the output's difference from a float32 run (rel L2; PSNR for images). Per
-converted layer, its kernel against cuDNN on the same inputs. Writes models.jsonl, models.md
-and models.png to --out; progress goes to stderr.
+Per model: eager and CUDA-graph latency of PyTorch in both memory formats (channels_last and
+contiguous) and of the converted model, the speedup over the faster PyTorch format, the layers
+converted and their share of the time, the output's difference from a float32 run (rel L2;
+PSNR for images). Per converted convolution, its kernel against cuDNN on the same inputs; per
+converted GroupNorm, its decision's times against PyTorch's on the model's activations.
+Writes models.jsonl, models.md and models.png to --out; progress goes to stderr.
 """
 
 from __future__ import annotations
@@ -102,7 +104,7 @@ def prebuild(base: torch.nn.Module, converted: torch.nn.Module, x: torch.Tensor,
         hook.remove()
     todo = {}
     for name, module in converted.named_modules():
-        if isinstance(module, wino_nn.Conv2d) and name in shapes:
+        if type(module) is wino_nn.Conv2d and name in shapes:
             n, c, h, w = shapes[name]
             layer = Conv2dWorkload(n, h, w, c, module.out_channels,
                                    epilogue=module.epilogue())
@@ -132,6 +134,22 @@ def layer_rows(name: str, converted: torch.nn.Module, arch: str, l2: int) -> lis
     return rows
 
 
+def norm_rows(name: str, converted: torch.nn.Module) -> list[dict]:
+    """Each converted GroupNorm's decision per input shape: its times against PyTorch's."""
+    rows = []
+    for layer, module in converted.named_modules():
+        if not isinstance(module, wino_nn.GroupNorm):
+            continue
+        for shape, choice in module.choices.items():
+            row = {"record": "norm", "model": name, "layer": layer, "shape": list(shape),
+                   "silu": module.silu, "wino": choice.wino, "reason": choice.reason,
+                   "wino_us": choice.wino_us, "torch_us": choice.torch_us}
+            if choice.wino_us and choice.torch_us:
+                row["speedup"] = choice.torch_us / choice.wino_us
+            rows.append(row)
+    return rows
+
+
 def run_case(case: Case, policy: Policy, iters: int) -> list[dict]:
     limits, arch = device_of(0)
     torch.backends.cudnn.benchmark = True
@@ -139,61 +157,75 @@ def run_case(case: Case, policy: Policy, iters: int) -> list[dict]:
     model = randomise(case.build()).eval()
     x = model_input(case)
     base = copy.deepcopy(model).cuda().half().to(memory_format=torch.channels_last)
+    base_nchw = copy.deepcopy(model).cuda().half()
     converted = wino_nn.convert(copy.deepcopy(base), policy=policy, verbose=False)
     log(f"{case.name}: " + wino_nn.format_report(converted.wino_report).splitlines()[0])
     with torch.inference_mode():
         ref = copy.deepcopy(model).cuda().float()(x)
         x16 = x.half().contiguous(memory_format=torch.channels_last)
+        x16_nchw = x.half().contiguous()
         base_out = base(x16)
         prebuild(base, converted, x16, policy)
         conv_out = converted(x16)  # decides every layer's kernel (measured)
         eager = {"torch": time_calls(lambda: base(x16), iters),
+                 "torch_nchw": time_calls(lambda: base_nchw(x16_nchw), iters),
                  "wino": time_calls(lambda: converted(x16), iters)}
-        graph_base, _ = graphed(base, x16)
-        graph_conv, _ = graphed(converted, x16)
-        graph = {"torch": time_calls(graph_base, iters), "wino": time_calls(graph_conv, iters)}
+        graph = {"torch": time_calls(graphed(base, x16)[0], iters),
+                 "torch_nchw": time_calls(graphed(base_nchw, x16_nchw)[0], iters),
+                 "wino": time_calls(graphed(converted, x16)[0], iters)}
         layers = layer_rows(case.name, converted, arch, limits.l2_bytes)
+        norms = norm_rows(case.name, converted)
     on_wino = [row for row in layers if "wino_us" in row]
+    convs = [row for row in converted.wino_report if row.kind == "Conv2d"]
     share = sum(row["cudnn_us"] for row in on_wino) / (1e3 * eager["torch"])
     summary = {
         "record": "model", "model": case.name, "device": limits.name, "commit": commit_id(),
         "torch": torch.__version__, "cudnn": torch.backends.cudnn.version(),
         "input": list(case.input_shape), "mode": policy.mode,
         "eager_ms": eager, "graph_ms": graph,
-        "speedup_eager": eager["torch"] / eager["wino"],
-        "speedup_graph": graph["torch"] / graph["wino"],
-        "conv_layers": len(converted.wino_report),
-        "converted": sum(row.converted for row in converted.wino_report),
+        # against PyTorch in its faster memory format
+        "speedup_eager": min(eager["torch"], eager["torch_nchw"]) / eager["wino"],
+        "speedup_graph": min(graph["torch"], graph["torch_nchw"]) / graph["wino"],
+        "conv_layers": len(convs),
+        "converted": sum(row.converted for row in convs),
         "on_wino_kernels": len(on_wino),
+        "norm_layers": len(norms),
+        "norms_on_wino": sum(row["wino"] for row in norms),
         "wino_layer_time_share": share,
         "torch_fp16": accuracy(base_out.float(), ref, case.image),
         "wino_fp16": accuracy(conv_out.float(), ref, case.image),
     }
     log(f"{case.name}: eager {eager['torch']:.3f} -> {eager['wino']:.3f} ms "
         f"({summary['speedup_eager']:.2f}x), graph {graph['torch']:.3f} -> {graph['wino']:.3f} "
-        f"ms ({summary['speedup_graph']:.2f}x), {len(on_wino)} layers on wino-tvm kernels")
-    return [summary, *layers]
+        f"ms ({summary['speedup_graph']:.2f}x, against PyTorch's faster format), "
+        f"{len(on_wino)} convolutions and {summary['norms_on_wino']} GroupNorms on wino-tvm "
+        f"kernels")
+    return [summary, *layers, *norms]
 
 
 def markdown(records: list[dict]) -> str:
     models = [r for r in records if r["record"] == "model"]
     lines = [f"# Model benchmark ({models[0]['device']}, commit {models[0]['commit']}, "
              f"torch {models[0]['torch']}, cuDNN {models[0]['cudnn']})", "",
-             "fp16, channels_last, random weights; speedup = torch (cuDNN) time / converted "
-             "time, both in one process.", "",
-             "| model | eager ms torch / wino | speedup | graph ms torch / wino | speedup | "
-             "layers on wino / eligible / all | their share of torch time | rel L2 vs fp32 "
-             "torch / wino | PSNR dB torch / wino |", "|---|---|---|---|---|---|---|---|---|"]
+             "fp16, random weights; torch in channels_last (CL) and contiguous (NCHW), the "
+             "converted model in channels_last; speedup = the faster torch time / converted "
+             "time, all in one process.", "",
+             "| model | eager ms torch CL / NCHW / wino | speedup | graph ms torch CL / NCHW / "
+             "wino | speedup | conv layers on wino / eligible / all | their share of torch "
+             "time | GroupNorms on wino / all | rel L2 vs fp32 torch / wino | PSNR dB torch / "
+             "wino |", "|---|---|---|---|---|---|---|---|---|---|"]
     for m in models:
         psnr = (f"{m['torch_fp16']['psnr_db']:.1f} / {m['wino_fp16']['psnr_db']:.1f}"
                 if "psnr_db" in m["wino_fp16"] else "-")
+        eager, graph = m["eager_ms"], m["graph_ms"]
         lines.append(
-            f"| {m['model']} | {m['eager_ms']['torch']:.3f} / {m['eager_ms']['wino']:.3f} | "
-            f"{m['speedup_eager']:.2f}x | {m['graph_ms']['torch']:.3f} / "
-            f"{m['graph_ms']['wino']:.3f} | {m['speedup_graph']:.2f}x | {m['on_wino_kernels']}"
-            f" / {m['converted']} / {m['conv_layers']} | {100 * m['wino_layer_time_share']:.0f}% "
-            f"| {m['torch_fp16']['rel_l2_vs_fp32']:.1e} / {m['wino_fp16']['rel_l2_vs_fp32']:.1e}"
-            f" | {psnr} |")
+            f"| {m['model']} | {eager['torch']:.3f} / {eager['torch_nchw']:.3f} / "
+            f"{eager['wino']:.3f} | {m['speedup_eager']:.2f}x | {graph['torch']:.3f} / "
+            f"{graph['torch_nchw']:.3f} / {graph['wino']:.3f} | {m['speedup_graph']:.2f}x | "
+            f"{m['on_wino_kernels']} / {m['converted']} / {m['conv_layers']} | "
+            f"{100 * m['wino_layer_time_share']:.0f}% | {m['norms_on_wino']} / "
+            f"{m['norm_layers']} | {m['torch_fp16']['rel_l2_vs_fp32']:.1e} / "
+            f"{m['wino_fp16']['rel_l2_vs_fp32']:.1e} | {psnr} |")
     lines += ["", "## Layers (each against cuDNN on the same inputs, this run)", "",
               "| model | layer | N,H,W,C,K | epilogue | kernel | wino us | cuDNN us | speedup |",
               "|---|---|---|---|---|---|---|---|"]
@@ -203,6 +235,18 @@ def markdown(records: list[dict]) -> str:
         speed = f"{r['speedup']:.2f}x" if "speedup" in r else "cuDNN"
         lines.append(f"| {r['model']} | {r['layer']} | {shape} | {r['epilogue'] or '-'} | "
                      f"{r['kernel']} | {wino} | {r['cudnn_us']:.1f} | {speed} |")
+    norms = [r for r in records if r["record"] == "norm"]
+    if norms:
+        lines += ["", "## GroupNorms (each decision's times on the model's activations, "
+                  "against PyTorch's channels_last GroupNorm and SiLU)", "",
+                  "| model | layer | N,C,H,W | SiLU | runs on | wino us | torch us | speedup |",
+                  "|---|---|---|---|---|---|---|---|"]
+        for r in norms:
+            times = [f"{r[k]:.1f}" if r[k] else "-" for k in ("wino_us", "torch_us")]
+            speed = f"{r['speedup']:.2f}x" if "speedup" in r else "-"
+            lines.append(f"| {r['model']} | {r['layer']} | {','.join(map(str, r['shape']))} | "
+                         f"{'yes' if r['silu'] else 'no'} | {'wino' if r['wino'] else 'torch'} "
+                         f"| {times[0]} | {times[1]} | {speed} |")
     return "\n".join(lines) + "\n"
 
 
@@ -221,7 +265,7 @@ def plot(records: list[dict], path: Path) -> None:
     top.bar([x + 0.2 for x in xs], [m["speedup_graph"] for m in models], 0.4, label="CUDA graph")
     top.axhline(1.0, color="black", linewidth=0.8)
     top.set_xticks(list(xs), names, rotation=20, fontsize=8)
-    top.set_ylabel("speedup over cuDNN")
+    top.set_ylabel("speedup over torch (faster format)")
     top.legend(fontsize=8)
     for x, m in zip(xs, models, strict=True):
         speeds = [r.get("speedup", 1.0) for r in records

@@ -1,6 +1,7 @@
 """wino_tvm.convert(model): every eligible torch.nn.Conv2d becomes a wino_tvm.nn.Conv2d, with a
 following BatchNorm (eval mode) folded into its weights and a following residual add and ReLU
-fused into its kernel where the traced graph allows; a report says what was converted and why
+fused into its kernel where the traced graph allows, and every torch.nn.GroupNorm a
+wino_tvm.nn.GroupNorm with a following SiLU fused; a report says what was converted and why
 the rest was left. For inference: converted weights stop requiring gradients."""
 
 from __future__ import annotations
@@ -14,18 +15,22 @@ import torch.nn.functional as F
 
 from ..runtime.choice import Policy
 from .conv import Conv2d, ineligible
+from .norm import GroupNorm
 
 _ADDS = {operator.add, operator.iadd, torch.add}
 _RELUS = {F.relu, torch.relu, torch.relu_}
+_SILUS = {F.silu}
 
 
 @dataclass(frozen=True)
 class Row:
-    """One torch.nn.Conv2d of the model: converted (what was fused) or left (why)."""
+    """One torch.nn.Conv2d (or GroupNorm, kind) of the model: converted (what was fused) or
+    left (why)."""
 
     name: str
     converted: bool
     detail: str
+    kind: str = "Conv2d"
 
 
 def _single_user(node: torch.fx.Node) -> torch.fx.Node | None:
@@ -41,6 +46,16 @@ def _is_relu(node: torch.fx.Node | None, modules: dict) -> bool:
     if node.op == "call_function":
         return node.target in _RELUS
     return node.op == "call_method" and node.target in ("relu", "relu_")
+
+
+def _is_silu(node: torch.fx.Node | None, modules: dict) -> bool:
+    if node is None:
+        return False
+    if node.op == "call_module":
+        return isinstance(modules[node.target], torch.nn.SiLU)
+    if node.op == "call_function":
+        return node.target in _SILUS
+    return node.op == "call_method" and node.target == "silu"
 
 
 def _residual(node: torch.fx.Node | None, tail: torch.fx.Node) -> torch.fx.Node | None:
@@ -79,13 +94,42 @@ def _set_module(root: torch.nn.Module, name: str, module: torch.nn.Module) -> No
     setattr(root.get_submodule(parent) if parent else root, leaf, module)
 
 
-def _convert_graph(gm: torch.fx.GraphModule, policy: Policy) -> list[Row]:
-    modules = dict(gm.named_modules())
+def _module_calls(gm: torch.fx.GraphModule) -> dict[str, int]:
     calls: dict[str, int] = {}
     for node in gm.graph.nodes:
         if node.op == "call_module":
             calls[node.target] = calls.get(node.target, 0) + 1
+    return calls
+
+
+def _convert_norms(gm: torch.fx.GraphModule, policy: Policy) -> list[Row]:
+    """Each GroupNorm onto wino_tvm.nn.GroupNorm, with the SiLU after it where it is its
+    only user."""
+    modules, calls = dict(gm.named_modules()), _module_calls(gm)
     rows = []
+    for node in list(gm.graph.nodes):
+        if node.op != "call_module" or type(modules[node.target]) is not torch.nn.GroupNorm:
+            continue
+        user = _single_user(node)
+        silu = _is_silu(user, modules)
+        layer = GroupNorm.from_torch(modules[node.target], silu=silu, policy=policy)
+        name = node.target if calls[node.target] == 1 else f"{node.target}_wino{len(rows)}"
+        _set_module(gm, name, layer)
+        if silu:
+            with gm.graph.inserting_before(user):
+                replacement = gm.graph.call_module(name, node.args)
+            user.replace_all_uses_with(replacement)
+            gm.graph.erase_node(user)
+            gm.graph.erase_node(node)
+        elif name != node.target:
+            node.target = name
+        rows.append(Row(name, True, "fused SiLU" if silu else "no fusion", "GroupNorm"))
+    return rows
+
+
+def _convert_graph(gm: torch.fx.GraphModule, policy: Policy, norms: bool) -> list[Row]:
+    norm_rows = _convert_norms(gm, policy) if norms else []
+    modules, calls, rows = dict(gm.named_modules()), _module_calls(gm), []
     for node in list(gm.graph.nodes):
         if node.op != "call_module" or type(modules[node.target]) is not torch.nn.Conv2d:
             continue
@@ -127,12 +171,16 @@ def _convert_graph(gm: torch.fx.GraphModule, policy: Policy) -> list[Row]:
     gm.graph.lint()
     gm.delete_all_unused_submodules()
     gm.recompile()
-    return rows
+    return rows + norm_rows
 
 
-def _convert_modules(model: torch.nn.Module, policy: Policy, note: str) -> list[Row]:
-    rows = []
+def _convert_modules(model: torch.nn.Module, policy: Policy, note: str, norms: bool
+                     ) -> list[Row]:
+    rows, norm_rows = [], []
     for name, module in list(model.named_modules()):
+        if norms and type(module) is torch.nn.GroupNorm:
+            _set_module(model, name, GroupNorm.from_torch(module, policy=policy))
+            norm_rows.append(Row(name, True, f"no fusion ({note})", "GroupNorm"))
         if type(module) is not torch.nn.Conv2d:
             continue
         why = ineligible(module)
@@ -145,26 +193,26 @@ def _convert_modules(model: torch.nn.Module, policy: Policy, note: str) -> list[
             layer.bias.requires_grad_(False)
         _set_module(model, name, layer)
         rows.append(Row(name, True, f"no fusion ({note})"))
-    return rows
+    return rows + norm_rows
 
 
 def convert(model: torch.nn.Module, *, policy: Policy | None = None, fuse: bool = True,
-            verbose: bool = True) -> torch.nn.Module:
-    """The model with its eligible convolutions on wino-tvm (traced with torch.fx to fuse;
-    converted in place, without fusion, where tracing fails). The report is the result's
-    `wino_report` (rows), printed when verbose."""
+            norms: bool = True, verbose: bool = True) -> torch.nn.Module:
+    """The model with its eligible convolutions (and, with norms, its GroupNorms) on wino-tvm
+    (traced with torch.fx to fuse; converted in place, without fusion, where tracing fails).
+    The report is the result's `wino_report` (rows), printed when verbose."""
     policy = policy or Policy()
     if fuse:
         try:
             traced = torch.fx.symbolic_trace(model)
         except Exception as exc:  # any tracing failure leaves the unfused conversion
             rows = _convert_modules(model, policy, f"torch.fx could not trace the model: "
-                                                   f"{type(exc).__name__}")
+                                                   f"{type(exc).__name__}", norms)
             converted = model
         else:
-            rows, converted = _convert_graph(traced, policy), traced
+            rows, converted = _convert_graph(traced, policy, norms), traced
     else:
-        rows, converted = _convert_modules(model, policy, "fusion off"), model
+        rows, converted = _convert_modules(model, policy, "fusion off", norms), model
     converted.wino_report = rows
     if verbose:
         print(format_report(rows))
@@ -172,8 +220,10 @@ def convert(model: torch.nn.Module, *, policy: Policy | None = None, fuse: bool 
 
 
 def format_report(rows: list[Row]) -> str:
-    done = sum(row.converted for row in rows)
-    lines = [f"wino_tvm.convert: {done} of {len(rows)} Conv2d layers converted"]
+    kinds = dict.fromkeys(row.kind for row in rows) or {"Conv2d": None}
+    counts = [f"{sum(r.converted for r in rows if r.kind == kind)} of "
+              f"{sum(r.kind == kind for r in rows)} {kind} layers" for kind in kinds]
+    lines = [f"wino_tvm.convert: {', '.join(counts)} converted"]
     lines += [f"  {'+' if row.converted else '-'} {row.name}: {row.detail}" for row in rows]
     return "\n".join(lines)
 

@@ -53,16 +53,25 @@ def library_source(wl: Conv2dWorkload, cfg: FamilyConfig, arch: str) -> str:
     return render_library(workload_spec(wl, cfg.fusion, cfg.name(wl), JIT_COMMIT, made.kernels))
 
 
+def _cached_path(name: str, source: str, arch: str) -> Path:
+    key = hashlib.sha256("\n".join([source, arch, _nvcc_version()]).encode()).hexdigest()[:16]
+    return cache_root() / "kernels" / f"{name}-{key}" / "libwino.so"
+
+
 def library_path(wl: Conv2dWorkload, cfg: FamilyConfig, arch: str) -> tuple[Path, str]:
     """(where the built library lives in the cache, its source)."""
     source = library_source(wl, cfg, arch)
-    key = hashlib.sha256("\n".join([source, arch, _nvcc_version()]).encode()).hexdigest()[:16]
-    return cache_root() / "kernels" / f"{artifact_name(wl, cfg)}-{key}" / "libwino.so", source
+    return _cached_path(artifact_name(wl, cfg), source, arch), source
 
 
 def build(wl: Conv2dWorkload, cfg: FamilyConfig, arch: str, quiet: bool = False) -> Path:
     """The cached library of cfg on wl for arch, compiled first if the cache lacks it."""
     return _build_at(*library_path(wl, cfg, arch), arch, f"{cfg.name(wl)} for {wl.key}", quiet)
+
+
+def build_source(name: str, source: str, arch: str) -> Path:
+    """The cached library of a source that names no workload (a kernel of any shape)."""
+    return _build_at(_cached_path(name, source, arch), source, arch, name, quiet=False)
 
 
 def _build_at(path: Path, source: str, arch: str, label: str, quiet: bool) -> Path:
