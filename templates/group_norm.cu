@@ -194,10 +194,13 @@ bool valid(int n, int hw, int c, int groups) {
 Plan plan(int n, int hw, int c, int groups) {
   Plan p{n, hw, c, groups, c / kVec, 0, 0, 0};
   p.rows = std::max(1, kThreads / p.vecs);
-  // Slices of kPixelsPerThread rows each, up to 8 blocks an SM over all images.
+  // Slices of kPixelsPerThread rows each, up to 8 blocks an SM over all images; where that
+  // leaves fewer than 4 blocks an SM (small images), thinner slices, down to one row each.
   const int wanted = (hw + p.rows * kPixelsPerThread - 1) / (p.rows * kPixelsPerThread);
-  const int most = std::max(1, 8 * sm_count() / n);
-  p.splits = p.apply_blocks = std::min(wanted, most);
+  const int rows_total = (hw + p.rows - 1) / p.rows;
+  const int sms = sm_count();
+  const int fill = std::min(rows_total, std::max(1, 4 * sms / n));
+  p.splits = p.apply_blocks = std::min(std::max(wanted, fill), std::max(1, 8 * sms / n));
   return p;
 }
 
