@@ -10,9 +10,11 @@ torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.gpu
 
 import torch.nn.functional as F  # noqa: E402
+from gpu_tensors import cl, kernel_cache, rel_l2  # noqa: E402, F401
 from torch import nn  # noqa: E402
 
 import wino_tvm  # noqa: E402
+from wino_tvm.bench.models import graphed  # noqa: E402
 from wino_tvm.math.tolerance import rel_l2_tolerance  # noqa: E402
 from wino_tvm.nn import Conv2d, choices, convert  # noqa: E402
 from wino_tvm.runtime.choice import Policy  # noqa: E402
@@ -22,24 +24,6 @@ from wino_tvm.runtime.select import Trial  # noqa: E402
 from wino_tvm.workload import Conv2dWorkload  # noqa: E402
 
 TRUST = Policy(mode="trust")  # the first candidate, so that the wino-tvm kernel is what runs
-
-
-def cl(t: torch.Tensor) -> torch.Tensor:
-    return t.cuda().half().contiguous(memory_format=torch.channels_last)
-
-
-def rel_l2(y: torch.Tensor, ref: torch.Tensor) -> float:
-    y, ref = y.double(), ref.double()
-    return float((y - ref).norm() / ref.norm())
-
-
-@pytest.fixture(autouse=True)
-def kernel_cache(tmp_path_factory, monkeypatch):
-    """The session's own cache, unless WINO_TVM_CACHE names one (a GPU run's shared cache)."""
-    import os
-
-    if not os.environ.get("WINO_TVM_CACHE"):
-        monkeypatch.setenv("WINO_TVM_CACHE", str(tmp_path_factory.getbasetemp() / "wino_cache"))
 
 
 def test_operator_passes_opcheck():
@@ -93,20 +77,13 @@ def test_cuda_graph_replays_the_converted_model():
         eager = model(x)  # decides and builds every layer's kernel
         assert all(choice.config is not None for *_, choice in choices(model))
         static = x.clone()
-        stream = torch.cuda.Stream()
-        stream.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(stream):
-            model(static)
-        torch.cuda.current_stream().wait_stream(stream)
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
-            out = model(static)
+        replay, out = graphed(model, static)
         static.copy_(x * 0.5)
-        graph.replay()
+        replay()
         torch.cuda.synchronize()
         assert torch.equal(out, model(x * 0.5))
         static.copy_(x)
-        graph.replay()
+        replay()
         torch.cuda.synchronize()
     assert torch.equal(out, eager)
 

@@ -9,6 +9,7 @@ import torch
 from ..errors import WinoError
 from ..runtime.choice import Policy
 from ..runtime.dispatch import Layer
+from .adopt import adopt
 
 
 def ineligible(conv: torch.nn.Conv2d) -> str | None:
@@ -47,13 +48,7 @@ class Conv2d(torch.nn.Conv2d):
     def from_torch(cls, conv: torch.nn.Conv2d, *, relu: bool = False,
                    policy: Policy | None = None) -> Conv2d:
         """A wino-tvm layer with conv's parameters (shared, not copied)."""
-        layer = cls.__new__(cls)
-        torch.nn.Module.__init__(layer)
-        layer.__dict__.update({k: v for k, v in conv.__dict__.items()
-                               if k not in ("_parameters", "_buffers", "_modules")})
-        layer._parameters = dict(conv._parameters)
-        layer._buffers = dict(conv._buffers)
-        layer._modules = dict(conv._modules)
+        layer = adopt(cls, conv)
         why = ineligible(layer)
         if why is not None:
             raise WinoError(f"{conv} cannot run on wino-tvm: {why}")

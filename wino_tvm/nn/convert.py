@@ -18,8 +18,11 @@ from .conv import Conv2d, ineligible
 from .norm import GroupNorm
 
 _ADDS = {operator.add, operator.iadd, torch.add}
-_RELUS = {F.relu, torch.relu, torch.relu_}
-_SILUS = {F.silu}
+# What a fused activation looks like in a traced graph: (module type, functions, methods).
+_ACTIVATIONS = {
+    "relu": (torch.nn.ReLU, {F.relu, torch.relu, torch.relu_}, ("relu", "relu_")),
+    "silu": (torch.nn.SiLU, {F.silu}, ("silu",)),
+}
 
 
 @dataclass(frozen=True)
@@ -38,24 +41,16 @@ def _single_user(node: torch.fx.Node) -> torch.fx.Node | None:
     return users[0] if len(users) == 1 else None
 
 
-def _is_relu(node: torch.fx.Node | None, modules: dict) -> bool:
+def _is_activation(node: torch.fx.Node | None, modules: dict, name: str) -> bool:
+    """Whether node applies the activation `name` (a key of _ACTIVATIONS)."""
     if node is None:
         return False
+    module_type, functions, methods = _ACTIVATIONS[name]
     if node.op == "call_module":
-        return isinstance(modules[node.target], torch.nn.ReLU)
+        return isinstance(modules[node.target], module_type)
     if node.op == "call_function":
-        return node.target in _RELUS
-    return node.op == "call_method" and node.target in ("relu", "relu_")
-
-
-def _is_silu(node: torch.fx.Node | None, modules: dict) -> bool:
-    if node is None:
-        return False
-    if node.op == "call_module":
-        return isinstance(modules[node.target], torch.nn.SiLU)
-    if node.op == "call_function":
-        return node.target in _SILUS
-    return node.op == "call_method" and node.target == "silu"
+        return node.target in functions
+    return node.op == "call_method" and node.target in methods
 
 
 def _residual(node: torch.fx.Node | None, tail: torch.fx.Node) -> torch.fx.Node | None:
@@ -111,7 +106,7 @@ def _convert_norms(gm: torch.fx.GraphModule, policy: Policy) -> list[Row]:
         if node.op != "call_module" or type(modules[node.target]) is not torch.nn.GroupNorm:
             continue
         user = _single_user(node)
-        silu = _is_silu(user, modules)
+        silu = _is_activation(user, modules, "silu")
         layer = GroupNorm.from_torch(modules[node.target], silu=silu, policy=policy)
         name = node.target if calls[node.target] == 1 else f"{node.target}_wino{len(rows)}"
         _set_module(gm, name, layer)
@@ -149,7 +144,7 @@ def _convert_graph(gm: torch.fx.GraphModule, policy: Policy, norms: bool) -> lis
         if residual is not None:
             chain.append(_single_user(chain[-1]))
             fused.append("residual add")
-        relu = _is_relu(_single_user(chain[-1]), modules)
+        relu = _is_activation(_single_user(chain[-1]), modules, "relu")
         if relu:
             chain.append(_single_user(chain[-1]))
             fused.append("ReLU")

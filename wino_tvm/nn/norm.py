@@ -12,6 +12,7 @@ from ..bench.timing import errors
 from ..runtime import norm
 from ..runtime.choice import Policy
 from ..runtime.select import MIN_SPEEDUP, TIMING, timer
+from .adopt import adopt
 
 
 @dataclasses.dataclass(frozen=True)
@@ -65,13 +66,7 @@ class GroupNorm(torch.nn.GroupNorm):
     def from_torch(cls, module: torch.nn.GroupNorm, *, silu: bool = False,
                    policy: Policy | None = None) -> GroupNorm:
         """A wino-tvm GroupNorm with module's parameters (shared, not copied)."""
-        layer = cls.__new__(cls)
-        torch.nn.Module.__init__(layer)
-        layer.__dict__.update({k: v for k, v in module.__dict__.items()
-                               if k not in ("_parameters", "_buffers", "_modules")})
-        layer._parameters = dict(module._parameters)
-        layer._buffers = dict(module._buffers)
-        layer._modules = dict(module._modules)
+        layer = adopt(cls, module)
         layer.silu = silu
         layer._policy = policy or Policy()
         layer._choices = {}
