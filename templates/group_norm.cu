@@ -30,6 +30,7 @@ constexpr int kThreads = 256;     // a block's threads when C / kVec divides it
 constexpr int kPixelsPerThread = 16;  // a stats or apply block's work along its slice
 constexpr int kMaxChannels = 4096;
 constexpr int kFinalThreads = 128;
+constexpr int kLoads = 4;  // 16-byte loads a thread issues before using them (bytes in flight)
 
 struct Moments {
   float count, mean, m2;
@@ -83,14 +84,26 @@ __global__ void gn_stats(const __half* __restrict__ x, Moments* __restrict__ par
   int count = 0;
   if (begin + r < end) to_float(__ldg(reinterpret_cast<const uint4*>(
                                     at + static_cast<size_t>(begin + r) * p.c)), shift);
-  for (int px = begin + r; px < end; px += p.rows, ++count) {
-    float f[kVec];
-    to_float(__ldg(reinterpret_cast<const uint4*>(at + static_cast<size_t>(px) * p.c)), f);
+  for (int px = begin + r; px < end; px += kLoads * p.rows) {
+    uint4 raw[kLoads];
 #pragma unroll
-    for (int j = 0; j < kVec; ++j) {
-      const float d = f[j] - shift[j];
-      sum[j] += d;
-      sq[j] = fmaf(d, d, sq[j]);
+    for (int u = 0; u < kLoads; ++u) {
+      const int q = px + u * p.rows;
+      raw[u] = q < end ? __ldg(reinterpret_cast<const uint4*>(at + static_cast<size_t>(q) * p.c))
+                       : make_uint4(0, 0, 0, 0);
+    }
+#pragma unroll
+    for (int u = 0; u < kLoads; ++u) {
+      if (px + u * p.rows >= end) break;
+      float f[kVec];
+      to_float(raw[u], f);
+#pragma unroll
+      for (int j = 0; j < kVec; ++j) {
+        const float d = f[j] - shift[j];
+        sum[j] += d;
+        sq[j] = fmaf(d, d, sq[j]);
+      }
+      ++count;
     }
   }
 #pragma unroll
@@ -155,23 +168,36 @@ __global__ void gn_apply(const __half* __restrict__ x, const __half* __restrict_
     shift[j] = shift_s[v * kVec + j];
   }
   const size_t image = static_cast<size_t>(blockIdx.y) * p.hw * p.c + v * kVec;
-  for (int px = blockIdx.x * p.rows + r; px < p.hw; px += gridDim.x * p.rows) {
-    const size_t at = image + static_cast<size_t>(px) * p.c;
-    float f[kVec];
-    to_float(__ldg(reinterpret_cast<const uint4*>(x + at)), f);
-    uint4 out;
-    __half2* h = reinterpret_cast<__half2*>(&out);
+  const int stride = gridDim.x * p.rows;
+  for (int px = blockIdx.x * p.rows + r; px < p.hw; px += kLoads * stride) {
+    uint4 raw[kLoads];
 #pragma unroll
-    for (int j = 0; j < kVec / 2; ++j) {
-      float a = fmaf(f[2 * j], scale[2 * j], shift[2 * j]);
-      float b = fmaf(f[2 * j + 1], scale[2 * j + 1], shift[2 * j + 1]);
-      if (silu) {
-        a = a / (1.f + __expf(-a));
-        b = b / (1.f + __expf(-b));
-      }
-      h[j] = __floats2half2_rn(a, b);
+    for (int u = 0; u < kLoads; ++u) {
+      const int q = px + u * stride;
+      raw[u] = q < p.hw ? __ldg(reinterpret_cast<const uint4*>(x + image +
+                                                               static_cast<size_t>(q) * p.c))
+                        : make_uint4(0, 0, 0, 0);
     }
-    *reinterpret_cast<uint4*>(y + at) = out;
+#pragma unroll
+    for (int u = 0; u < kLoads; ++u) {
+      const int q = px + u * stride;
+      if (q >= p.hw) break;
+      float f[kVec];
+      to_float(raw[u], f);
+      uint4 out;
+      __half2* h = reinterpret_cast<__half2*>(&out);
+#pragma unroll
+      for (int j = 0; j < kVec / 2; ++j) {
+        float a = fmaf(f[2 * j], scale[2 * j], shift[2 * j]);
+        float b = fmaf(f[2 * j + 1], scale[2 * j + 1], shift[2 * j + 1]);
+        if (silu) {
+          a = a / (1.f + __expf(-a));
+          b = b / (1.f + __expf(-b));
+        }
+        h[j] = __floats2half2_rn(a, b);
+      }
+      *reinterpret_cast<uint4*>(y + image + static_cast<size_t>(q) * p.c) = out;
+    }
   }
 }
 
