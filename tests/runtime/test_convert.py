@@ -204,6 +204,13 @@ def test_norms_off_leaves_groupnorm_to_pytorch():
 
 
 def test_group_norm_says_why_pytorch_runs_a_call():
+    from wino_tvm.nn import GroupNorm
     from wino_tvm.runtime.norm import unsupported
 
     assert unsupported(torch.randn(1, 16, 4, 4), 4, None) == "x is not on a CUDA device"
+    layer = GroupNorm(4, 16, silu=True)  # a CPU layer runs as PyTorch runs it
+    x = torch.randn(2, 16, 3, 5)
+    want = torch.nn.functional.silu(torch.nn.functional.group_norm(x, 4, layer.weight,
+                                                                   layer.bias, layer.eps))
+    torch.testing.assert_close(layer(x), want)
+    assert layer.choices == {} and "silu=True" in repr(layer)

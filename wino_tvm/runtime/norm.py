@@ -72,6 +72,8 @@ def unsupported(x: torch.Tensor, groups: int, weight: torch.Tensor | None) -> st
                                                         and weight.requires_grad)):
         return "autograd needs gradients (the kernel is forward-only)"
     c = x.shape[1]
+    if c % groups:
+        return f"C={c} is not a multiple of groups={groups}"
     if c % CHANNEL_VECTOR or c > MAX_CHANNELS:
         return f"C={c}: the kernel takes multiples of {CHANNEL_VECTOR} up to {MAX_CHANNELS}"
     if not x.is_contiguous(memory_format=torch.channels_last):
@@ -118,9 +120,6 @@ def group_norm(x: torch.Tensor, groups: int, weight: torch.Tensor | None,
     why = unsupported(x, groups, weight)
     if why is not None:
         raise WinoError(f"wino_tvm::group_norm: {why}; use torch.nn.functional.group_norm")
-    if x.shape[1] % groups:
-        raise WinoError(f"wino_tvm::group_norm: C={x.shape[1]} is not a multiple of "
-                        f"groups={groups}")
     return run(x, groups, weight, bias, eps, silu)
 
 
