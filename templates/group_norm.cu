@@ -13,7 +13,8 @@
 //                       void* workspace, int n, int hw, int c, int groups, float eps,
 //                       int silu, cudaStream_t stream);
 //   const char* wino_gn_error_string(int);
-// x and y: N x HW x C halves, 16-byte aligned, C a multiple of 8 and of groups, C <= 4096.
+// x and y: N x HW x C halves, 16-byte aligned, C a multiple of 8 and of groups, C <= 4096,
+// N <= 65535.
 
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -213,8 +214,9 @@ int sm_count() {
 }
 
 bool valid(int n, int hw, int c, int groups) {
-  return n > 0 && hw > 0 && c > 0 && groups > 0 && c % kVec == 0 && c % groups == 0 &&
-         c <= kMaxChannels;
+  // n is a grid's y dimension (at most 65535)
+  return n > 0 && n <= 65535 && hw > 0 && c > 0 && groups > 0 && c % kVec == 0 &&
+         c % groups == 0 && c <= kMaxChannels;
 }
 
 Plan plan(int n, int hw, int c, int groups) {

@@ -26,7 +26,8 @@ def test_group_norm_library_builds_once_and_refuses_bad_shapes(monkeypatch, tmp_
     for n, hw, c, groups in ((1, 64, 12, 4),      # C not a multiple of 8
                              (1, 64, 64, 24),     # C not a multiple of groups
                              (1, 64, 8192, 32),   # C over 4096
-                             (0, 64, 64, 32)):    # no image
+                             (0, 64, 64, 32),     # no image
+                             (65536, 1, 64, 32)): # more images than a grid's y dimension
         assert lib.workspace_bytes(n, hw, c, groups) == 0
         with pytest.raises(WinoError, match=r"CUDA error 1 \(invalid argument\)"):
             lib.forward(0, 0, 0, 0, 0, (n, hw, c, groups), 1e-5, True, 0)

@@ -15,9 +15,11 @@ from . import cache as kernel_cache
 from .dispatch import device_of
 
 SOURCE = Path(__file__).resolve().parents[2] / "templates" / "group_norm.cu"
-# The kernel's limits (templates/group_norm.cu): 16-byte channel vectors, C <= 4096.
+# The kernel's limits (templates/group_norm.cu): 16-byte channel vectors, C <= 4096, N a grid
+# dimension.
 CHANNEL_VECTOR = 8
 MAX_CHANNELS = 4096
+MAX_IMAGES = 65535
 # fp16 output: each element rounded to 2^-11 relative, about 2.8e-4 in rel L2; the bar leaves
 # room for the fp32 moments and __expf in SiLU.
 REL_L2_BAR = 1e-3
@@ -76,6 +78,8 @@ def unsupported(x: torch.Tensor, groups: int, weight: torch.Tensor | None) -> st
         return f"C={c} is not a multiple of groups={groups}"
     if c % CHANNEL_VECTOR or c > MAX_CHANNELS:
         return f"C={c}: the kernel takes multiples of {CHANNEL_VECTOR} up to {MAX_CHANNELS}"
+    if x.shape[0] > MAX_IMAGES:
+        return f"N={x.shape[0]}: the kernel takes up to {MAX_IMAGES} images"
     if not x.is_contiguous(memory_format=torch.channels_last):
         return "x is not channels_last contiguous (PyTorch's own layout suits it better)"
     if x.data_ptr() % 16:
