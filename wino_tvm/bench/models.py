@@ -104,7 +104,7 @@ def prebuild(base: torch.nn.Module, converted: torch.nn.Module, x: torch.Tensor,
         hook.remove()
     todo = {}
     for name, module in converted.named_modules():
-        if type(module) is wino_nn.Conv2d and name in shapes:
+        if isinstance(module, wino_nn.Conv2d) and name in shapes:
             n, c, h, w = shapes[name]
             layer = Conv2dWorkload(n, h, w, c, module.out_channels,
                                    epilogue=module.epilogue())

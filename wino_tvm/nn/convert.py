@@ -97,6 +97,17 @@ def _module_calls(gm: torch.fx.GraphModule) -> dict[str, int]:
     return calls
 
 
+def _replace(gm: torch.fx.GraphModule, chain: list[torch.fx.Node], name: str,
+             args: tuple) -> None:
+    """The nodes of chain (in graph order) become one call of module `name` on args, at the
+    last of them: whatever args reads exists there."""
+    with gm.graph.inserting_before(chain[-1]):
+        replacement = gm.graph.call_module(name, args)
+    chain[-1].replace_all_uses_with(replacement)
+    for dead in reversed(chain):
+        gm.graph.erase_node(dead)
+
+
 def _convert_norms(gm: torch.fx.GraphModule, policy: Policy) -> list[Row]:
     """Each GroupNorm onto wino_tvm.nn.GroupNorm, with the SiLU after it where it is its
     only user."""
@@ -110,14 +121,7 @@ def _convert_norms(gm: torch.fx.GraphModule, policy: Policy) -> list[Row]:
         layer = GroupNorm.from_torch(modules[node.target], silu=silu, policy=policy)
         name = node.target if calls[node.target] == 1 else f"{node.target}_wino{len(rows)}"
         _set_module(gm, name, layer)
-        if silu:
-            with gm.graph.inserting_before(user):
-                replacement = gm.graph.call_module(name, node.args)
-            user.replace_all_uses_with(replacement)
-            gm.graph.erase_node(user)
-            gm.graph.erase_node(node)
-        elif name != node.target:
-            node.target = name
+        _replace(gm, [node, user] if silu else [node], name, node.args)
         rows.append(Row(name, True, "fused SiLU" if silu else "no fusion", "GroupNorm"))
     return rows
 
@@ -155,13 +159,8 @@ def _convert_graph(gm: torch.fx.GraphModule, policy: Policy, norms: bool) -> lis
                                                                   requires_grad=False)
         name = node.target if calls[node.target] == 1 else f"{node.target}_wino{len(rows)}"
         _set_module(gm, name, layer)
-        # At the last replaced node: the residual exists there, whatever came before.
-        with gm.graph.inserting_before(chain[-1]):
-            args = (node.args[0],) if residual is None else (node.args[0], residual)
-            replacement = gm.graph.call_module(name, args)
-        chain[-1].replace_all_uses_with(replacement)
-        for dead in reversed(chain):
-            gm.graph.erase_node(dead)
+        _replace(gm, chain, name,
+                 (node.args[0],) if residual is None else (node.args[0], residual))
         rows.append(Row(name, True, "fused " + " + ".join(fused) if fused else "no fusion"))
     gm.graph.lint()
     gm.delete_all_unused_submodules()
