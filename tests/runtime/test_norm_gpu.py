@@ -10,9 +10,8 @@ torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.gpu
 
 import torch.nn.functional as F  # noqa: E402
-from gpu_tensors import cl, kernel_cache, rel_l2  # noqa: E402, F401
+from gpu_tensors import assert_graph_replays, cl, kernel_cache, rel_l2  # noqa: E402, F401
 
-from wino_tvm.bench.models import graphed  # noqa: E402
 from wino_tvm.bench.zoo import ResnetBlock  # noqa: E402
 from wino_tvm.nn import GroupNorm, convert  # noqa: E402
 from wino_tvm.runtime import norm  # noqa: E402
@@ -60,16 +59,7 @@ def test_converted_block_replays_in_a_cuda_graph():
     with torch.inference_mode():
         eager = converted(x)
         assert all(choice.wino for m in norms for choice in m.choices.values())
-        static = x.clone()
-        replay, out = graphed(converted, static)
-        static.copy_(x * 0.5)
-        replay()
-        torch.cuda.synchronize()
-        assert torch.equal(out, converted(x * 0.5))
-        static.copy_(x)
-        replay()
-        torch.cuda.synchronize()
-        assert torch.equal(out, eager)
+        assert_graph_replays(converted, x, eager)
         assert rel_l2(eager, ref_model(x.double())) < 2e-3
 
 

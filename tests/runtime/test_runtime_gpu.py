@@ -10,11 +10,10 @@ torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.gpu
 
 import torch.nn.functional as F  # noqa: E402
-from gpu_tensors import cl, kernel_cache, rel_l2  # noqa: E402, F401
+from gpu_tensors import assert_graph_replays, cl, kernel_cache, rel_l2  # noqa: E402, F401
 from torch import nn  # noqa: E402
 
 import wino_tvm  # noqa: E402
-from wino_tvm.bench.models import graphed  # noqa: E402
 from wino_tvm.math.tolerance import rel_l2_tolerance  # noqa: E402
 from wino_tvm.nn import Conv2d, choices, convert  # noqa: E402
 from wino_tvm.runtime.choice import Policy  # noqa: E402
@@ -76,16 +75,7 @@ def test_cuda_graph_replays_the_converted_model():
     with torch.inference_mode():
         eager = model(x)  # decides and builds every layer's kernel
         assert all(choice.config is not None for *_, choice in choices(model))
-        static = x.clone()
-        replay, out = graphed(model, static)
-        static.copy_(x * 0.5)
-        replay()
-        torch.cuda.synchronize()
-        assert torch.equal(out, model(x * 0.5))
-        static.copy_(x)
-        replay()
-        torch.cuda.synchronize()
-    assert torch.equal(out, eager)
+        assert_graph_replays(model, x, eager)
 
 
 def test_torch_compile_runs_the_converted_model():
