@@ -164,13 +164,6 @@ __device__ __forceinline__ void stage_u(uint32_t u_dst, uint32_t full, uint32_t 
   tma_copy(u_dst, src, kUBytes, full);
 }
 
-// K-major, no swizzle: core matrices of 8 rows x 16 bytes; the next 8 channels `leading`
-// bytes on, the next 8 rows 128 bytes on (rows are 16 bytes apart throughout).
-__device__ __forceinline__ uint64_t descriptor(uint32_t address, uint32_t leading) {
-  return (uint64_t)((address & 0x3FFFF) >> 4) | (uint64_t)(leading >> 4) << 16 |
-         (uint64_t)(128 >> 4) << 32;
-}
-
 // d = a b (accumulate false: a tile's first product) or d += a b; a from registers.
 __device__ __forceinline__ void wgmma(float (&d)[32], const uint32_t (&a)[4], uint64_t b,
                                       bool accumulate) {

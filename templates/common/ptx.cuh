@@ -1,5 +1,6 @@
-// PTX primitives shared by the template kernels (lane, F(2, 3)): one wrapper per instruction,
-// filled into each template (placeholder PTX) so that a generated program stays one file.
+// PTX primitives shared by the template kernels (lane, F(2, 3), F(4x4)): one wrapper per
+// instruction, filled into each template (placeholder PTX) so that a generated program stays one
+// file.
 // One clobber rule: what orders or waits (commits, waits, barriers, fences, mbarrier operations)
 // and every TMA issue carries "memory", so that the compiler keeps memory accesses on their side
 // of it; the per-thread movers (cp.async, ldmatrix) do not: the commits, waits and barriers
@@ -120,4 +121,12 @@ __device__ __forceinline__ void wgmma_wait() {
 #if WINO_SM90A
   asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(kPending) : "memory");
 #endif
+}
+
+// wgmma's descriptor of a matrix in shared memory, K-major without swizzle: core matrices of 8
+// rows x 16 bytes; the next 8 channels `leading` bytes on, the next 8 rows 128 bytes on (rows
+// are 16 bytes apart throughout).
+__device__ __forceinline__ uint64_t descriptor(uint32_t address, uint32_t leading) {
+  return (uint64_t)((address & 0x3FFFF) >> 4) | (uint64_t)(leading >> 4) << 16 |
+         (uint64_t)(128 >> 4) << 32;
 }

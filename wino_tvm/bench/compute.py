@@ -4,7 +4,7 @@ cudnn.benchmark, and every engine configuration of cuDNN's backend API) in one p
 GPU, each measurement appended to a tuning log (PyTorch; GPU side).
 
 python -m wino_tvm.bench.compute --out bench/h200/compute --log tuning_logs/h200.jsonl \
-    [--workloads 1,256,256,256,256 ...] [--axis f23.strip=0,16 ...]
+    [--workloads 1,256,256,256,256 ...] [--axis f23.strip=0,16 ...] [--family f23,f44 --bound 3e-3]
 """
 
 from __future__ import annotations
@@ -41,14 +41,14 @@ WORKLOADS = (*VAE, *VGG, *RESNET)
 SWEEP = ("f23.c_split=1,2", "f23.stream_k=0", "f23.compact_rows=0", "f23.row_pairs=0")
 
 
-def sweep(base: Conv2dWorkload, device, axes: Axes) -> list:
-    """The pool measure() times: every scheme within the accuracy bar's candidates of the
+def sweep(base: Conv2dWorkload, device, axes: Axes, bound: float) -> list:
+    """The pool measure() times: every scheme within the accuracy bound's candidates of the
     families' spaces, then the defaults (those not already there)."""
     pool = {}
-    for wl in schemes(base, ACCURACY_BAR[base.dtype]):
+    for wl in schemes(base, bound):
         for cand in config_space(wl, device, Axes(axes.families, (wl.m,), axes.knobs))[0]:
             pool.setdefault(cand.cfg.name(cand.wl), (cand.wl, cand.cfg, "sweep"))
-    for wl, cfg, family in defaults(base, device, ACCURACY_BAR[base.dtype]):
+    for wl, cfg, family in defaults(base, device, bound):
         pool[cfg.name(wl)] = (wl, cfg, f"{family} default")
     return list(pool.values())
 
@@ -113,14 +113,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workloads", nargs="*", help="N,H,W,C,K (default: issue 52's 14 shapes)")
     p.add_argument("--family", default="f23", help="families swept (default f23)")
     p.add_argument("--axis", action="append", default=[],
-                   help=f"[FAMILY.]KNOB=V1,V2 over the sweep's ({' '.join(SWEEP)})")
+                   help=f"[FAMILY.]KNOB=V1,V2 over the sweep's ({' '.join(SWEEP)}, of the families "
+                        "swept)")
+    p.add_argument("--bound", type=float, default=ACCURACY_BAR["fp16"],
+                   help="largest relative L2 error a candidate's scheme may have (default: the "
+                        "fp16 accuracy bar; 3e-3 admits F(4x4), issue 52's bar)")
     args = p.parse_args(argv)
     shapes = ([tuple(int(v) for v in w.split(",")) for w in args.workloads] if args.workloads
               else WORKLOADS)
-    axes = Axes.parse(args.family, (2, 4), [*SWEEP, *args.axis])
+    swept = [item for item in SWEEP if item.partition(".")[0] in args.family.split(",")]
+    axes = Axes.parse(args.family, (2, 4), [*swept, *args.axis])
     device, arch = device_of(0)
     bases = [Conv2dWorkload(*shape, dtype="fp16") for shape in shapes]
-    pools = [sweep(base, device, axes) for base in bases]
+    pools = [sweep(base, device, axes, args.bound) for base in bases]
     # every library first, in one parallel build (nvcc is the slow part)
     cache.build_all([(wl, cfg) for pool in pools for wl, cfg, _ in pool], arch)
     rows = []

@@ -181,7 +181,7 @@ def run_case(case: Case, policy: Policy, iters: int) -> list[dict]:
     summary = {
         "record": "model", "model": case.name, "device": limits.name, "commit": commit_id(),
         "torch": torch.__version__, "cudnn": torch.backends.cudnn.version(),
-        "input": list(case.input_shape), "mode": policy.mode,
+        "input": list(case.input_shape), "mode": policy.mode, "bound": policy.bound,
         "eager_ms": eager, "graph_ms": graph,
         # against PyTorch in its faster memory format
         "speedup_eager": min(eager["torch"], eager["torch_nchw"]) / eager["wino"],
@@ -209,7 +209,9 @@ def markdown(records: list[dict]) -> str:
              f"torch {models[0]['torch']}, cuDNN {models[0]['cudnn']})", "",
              "fp16, random weights; torch in channels_last (CL) and contiguous (NCHW), the "
              "converted model in channels_last; speedup = the faster torch time / converted "
-             "time, all in one process.", "",
+             "time, all in one process. Accuracy bound: "
+             + (f"{models[0]['bound']:.1e} (explicit)" if models[0].get("bound")
+                else "the fp16 accuracy bar (default)") + ".", "",
              "| model | eager ms torch CL / NCHW / wino | speedup | graph ms torch CL / NCHW / "
              "wino | speedup | conv layers on wino / eligible / all | their share of torch "
              "time | GroupNorms on wino / all | rel L2 vs fp32 torch / wino | PSNR dB torch / "
@@ -286,13 +288,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--mode", default="verify", choices=("verify", "autotune"))
     p.add_argument("--record", type=Path, help="append the autotune's measurements here")
     p.add_argument("--iters", type=int, default=50)
+    p.add_argument("--bound", type=float, help="largest relative L2 error a layer's kernel may "
+                   "have (default: the fp16 accuracy bar; 3e-3 admits F(4x4))")
     args = p.parse_args(argv)
     cases = {c.name: c for c in CASES}
     unknown = [m for m in args.models.split(",") if m not in cases]
     if unknown:
         print(f"error: unknown models {unknown}: choose from {', '.join(cases)}", file=sys.stderr)
         return 2
-    policy = Policy(mode=args.mode, record_to=args.record)
+    policy = Policy(bound=args.bound, mode=args.mode, record_to=args.record)
     records = []
     args.out.mkdir(parents=True, exist_ok=True)
     failed = []

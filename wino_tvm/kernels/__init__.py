@@ -7,10 +7,11 @@ from ..errors import WinoError
 from ..workload import Conv2dWorkload
 from .base import FamilyConfig, Generated, KernelFamily
 from .f23 import FAMILY as F23
+from .f44 import FAMILY as F44
 from .lane import FAMILY as LANE
 from .pkf import FAMILY as PKF
 
-FAMILIES: dict[str, KernelFamily] = {f.name: f for f in (PKF, LANE, F23)}
+FAMILIES: dict[str, KernelFamily] = {f.name: f for f in (PKF, LANE, F23, F44)}
 
 
 def family(name: str) -> KernelFamily:

@@ -163,9 +163,9 @@ def max_blocks(wl: Conv2dWorkload) -> int:
 def sm_fill(wl: Conv2dWorkload, cfg: FamilyConfig, device: DeviceLimits) -> str | None:
     """N_TB >= N_SM, so that no SM idles; a workload too small for that with any tiling needs
     only as many blocks as its finest tiling gives (else its space would be empty). The f23
-    family has one tiling, so nothing finer to prefer (its 108 blocks at N=32 14^2 were its
-    fastest against cuDNN); more blocks through its C split are a tuned knob."""
-    if cfg.FAMILY == "f23":
+    and f44 families have one tiling, so nothing finer to prefer (f23's 108 blocks at N=32
+    14^2 were its fastest against cuDNN); more blocks through f23's C split are a tuned knob."""
+    if cfg.FAMILY in ("f23", "f44"):
         return None
     need = min(device.sms, max_blocks(wl))
     if cfg.blocks(wl) < need:

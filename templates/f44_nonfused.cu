@@ -1,0 +1,377 @@
+// Winograd F(4x4, 3x3) without fusion, its batched GEMM on wgmma: filled per workload and config
+// by wino_tvm/kernels/f44 ({{CONFIG}}). Not a TVM prototype: TVM 0.27's s_tir has no wgmma
+// intrinsic, and the BGEMM is the part that needs it (docs/families.md, "f44").
+//
+// Three kernels a forward, as cuDNN's WINOGRAD_NONFUSED runs it (experiments: f44_unfused):
+//   ITrans: x (NHWC) -> V_t = (B^T d B)_t for the 36 taps t of each tile's 6x6 patch (stride 4);
+//   BGEMM:  M_t = V_t U_t over C for each tap, fp32 accumulators, M stored in fp16;
+//   OTrans: y = relu(A^T M A + bias + residual) for the tile's 4x4 outputs.
+// F(4x4) does 4x fewer multiplies than direct convolution, F(2, 3)'s 1.5x: its fp16 error is
+// 2.5e-3 (V, U and M rounded to fp16; Barabasz's points), beyond the default accuracy bar, so
+// it runs only where the caller allows that bound.
+//
+// V and U are written by the transforms in the exact order the GEMM's shared memory takes them,
+// so that one bulk copy (TMA without a tensor map) moves each operand's chunk: a chunk is R rows
+// (tiles for V, output channels for U) x 64 channels, stored as 8 groups of 8 channels, each
+// group R rows of 16 bytes ("K-major, no swizzle": wgmma's core matrices of 8 rows x 16 bytes).
+// KTrans also permutes U's rows within each 32 so that a GEMM thread's accumulators are 8
+// adjacent output channels: its M stores are 16 bytes.
+// wino-tvm: needs sm_90a
+#include <cuda_runtime.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+static_assert(false, "f44: wgmma needs sm_90a (-gencode=arch=compute_90a,code=sm_90a)");
+#endif
+
+{{PTX}}
+
+namespace wino_f44 {
+
+constexpr int kN = {{N}}, kH = {{H}}, kW = {{W}}, kC = {{C}}, kK = {{K}};
+constexpr bool kBias = {{BIAS}}, kResidual = {{RESIDUAL}}, kRelu = {{RELU}};
+using ET = {{E_T}};  // bias and residual: y's type (half)
+
+// The transform matrices of wino_tvm/math/winograd.py (interpolation points 0, +-1, 1/2, -2).
+__device__ constexpr float kBT[6][6] = {{B_T}};  // B^T: V = B^T d B
+__device__ constexpr float kG[6][3] = {{G}};     // U = G g G^T
+__device__ constexpr float kAT[4][6] = {{A_T}};  // Y = A^T M A
+
+constexpr int kAlpha = 6, kTaps = kAlpha * kAlpha, kM = 4;
+constexpr int kTilesH = (kH + kM - 1) / kM, kTilesW = (kW + kM - 1) / kM;
+constexpr long long kTiles = (long long)kN * kTilesH * kTilesW;
+constexpr int kBlockM = 128;  // GEMM rows (tiles) a block: two consumer warpgroups of m64
+constexpr int kBlockN = {{BLOCK_N}};  // GEMM columns (output channels) a block
+constexpr int kStages = {{STAGES}};   // the operand ring's depth
+constexpr bool kPersist = {{PERSIST}};  // resident blocks loop over the GEMM's items
+constexpr long long kTilesPad = (kTiles + kBlockM - 1) / kBlockM * kBlockM;
+constexpr int kRowBlocks = (int)(kTilesPad / kBlockM), kColBlocks = kK / kBlockN;
+constexpr int kChunkC = 64, kChunks = kC / kChunkC;
+constexpr int kItems = kColBlocks * kRowBlocks * kTaps;  // the GEMM's blocks of outputs
+constexpr int kVBytes = kBlockM * kChunkC * 2, kUBytes = kBlockN * kChunkC * 2;
+constexpr int kStageBytes = kVBytes + kUBytes;
+constexpr int kSmemBytes = kStages * kStageBytes + 2 * kStages * 8;
+constexpr int kConsumerWarps = 8, kThreads = 32 * (kConsumerWarps + 1);  // + the producer warp
+constexpr int kNHalves = kBlockN / 128;  // m64n128k16 wgmmas a k-step (two for kBlockN 256)
+static_assert(kC % kChunkC == 0 && kK % kBlockN == 0 && kTilesPad % 2 == 0, "f44: F44Config.problems is out of step");
+static_assert(kTilesPad * kC * kTaps < (1LL << 40), "f44: offsets");
+// F44Config.smem_bytes computes the launch's dynamic shared memory on its own; they must agree.
+static_assert(kSmemBytes == {{SMEM_BYTES}}, "f44: F44Config.smem_bytes is out of step");
+
+// Byte offset of (row, channel c of the chunk) in a staged chunk of `rows` rows.
+__host__ __device__ constexpr long long staged(int rows, int row, int c) {
+  return ((long long)(c / 8) * rows + row) * 16 + (c % 8) * 2;
+}
+// GEMM column n of a block holds output channel column_of(n) (its own inverse: it swaps two
+// 2-bit fields): a lane's accumulator columns 8 j + 2 q + e (j < 16, q its lane % 4, e < 2)
+// are, for each j / 4, channels 32 (j / 4) + 8 q .. + 7 (wgmma's accumulator layout), and
+// KTrans writes U's rows in this order.
+__host__ __device__ constexpr int column_of(int k) {
+  return k / 32 * 32 + k % 8 / 2 * 8 + k % 32 / 8 * 2 + k % 2;
+}
+static_assert(column_of(column_of(37)) == 37 && column_of(12) == 18, "f44: column order");
+
+__device__ __forceinline__ float2 halves(uint32_t word) {
+  return __half22float2(*reinterpret_cast<const __half2*>(&word));
+}
+__device__ __forceinline__ uint32_t word(float a, float b) {
+  const __half2 h = __floats2half2_rn(a, b);
+  return *reinterpret_cast<const uint32_t*>(&h);
+}
+
+// ---- ITrans: a thread per (tile, 2 channels); a warp two tiles x 32 channels -----------------
+// Two channels, not more: a thread holds its patch's 36 pixels as floats, and at four channels
+// (182 registers) one block an SM ran, the DRAM 25% busy (experiments: f44_template). A lane's
+// pair is 4 bytes of a pixel; 4 lanes fill a 16-byte unit of V, so each store of a warp writes
+// whole 32-byte sectors (two tiles, adjacent rows).
+__device__ __forceinline__ void input_transform(const half* __restrict__ x, half* __restrict__ V) {
+  const long long id = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  const int lane = threadIdx.x & 31;
+  const long long warp = id >> 5;
+  const int slice = (int)(warp % (kC / 32));  // the warp's 32 channels
+  const long long t = warp / (kC / 32) * 2 + (lane >> 2 & 1);
+  if (t >= kTilesPad) return;
+  const int c = slice * 32 + (lane >> 3) * 8 + (lane & 3) * 2;
+  const int tw = (int)(t % kTilesW), th = (int)(t / kTilesW % kTilesH);
+  const long long n = t / ((long long)kTilesW * kTilesH);
+  float2 d[kAlpha][kAlpha];
+#pragma unroll
+  for (int i = 0; i < kAlpha; ++i)
+#pragma unroll
+    for (int j = 0; j < kAlpha; ++j) {
+      const int h = th * kM + i - 1, w = tw * kM + j - 1;
+      d[i][j] = n < kN && h >= 0 && h < kH && w >= 0 && w < kW
+                    ? halves(*reinterpret_cast<const uint32_t*>(x + ((n * kH + h) * kW + w) * kC + c))
+                    : make_float2(0.f, 0.f);
+    }
+  unsigned char* dst = reinterpret_cast<unsigned char*>(V) +
+                       ((long long)(t / kBlockM) * kChunks + c / kChunkC) * kVBytes +
+                       staged(kBlockM, (int)(t % kBlockM), c % kChunkC);
+#pragma unroll
+  for (int b = 0; b < kAlpha; ++b) {
+    float2 row[kAlpha];  // (d B)_ib
+#pragma unroll
+    for (int i = 0; i < kAlpha; ++i) {
+      row[i] = make_float2(0.f, 0.f);
+#pragma unroll
+      for (int j = 0; j < kAlpha; ++j) {
+        if (kBT[b][j] == 0.f) continue;
+        row[i].x += kBT[b][j] * d[i][j].x, row[i].y += kBT[b][j] * d[i][j].y;
+      }
+    }
+#pragma unroll
+    for (int a = 0; a < kAlpha; ++a) {
+      float2 v = make_float2(0.f, 0.f);
+#pragma unroll
+      for (int i = 0; i < kAlpha; ++i) {
+        if (kBT[a][i] == 0.f) continue;
+        v.x += kBT[a][i] * row[i].x, v.y += kBT[a][i] * row[i].y;
+      }
+      const long long tap_bytes = (long long)(a * kAlpha + b) * kRowBlocks * kChunks * kVBytes;
+      *reinterpret_cast<uint32_t*>(dst + tap_bytes) = word(v.x, v.y);
+    }
+  }
+}
+
+// ---- KTrans: a thread per (c, k), once per weight tensor ---------------------------------------
+__device__ __forceinline__ void weight_transform(const half* __restrict__ w, half* __restrict__ U) {
+  const long long id = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (id >= (long long)kC * kK) return;
+  const int k = (int)(id % kK), c = (int)(id / kK);
+  float g[3][3];
+#pragma unroll
+  for (int r = 0; r < 3; ++r)
+#pragma unroll
+    for (int s = 0; s < 3; ++s) g[r][s] = __half2float(w[((long long)(r * 3 + s) * kC + c) * kK + k]);
+  unsigned char* dst = reinterpret_cast<unsigned char*>(U) +
+                       ((long long)(k / kBlockN) * kChunks + c / kChunkC) * kUBytes +
+                       staged(kBlockN, column_of(k % kBlockN), c % kChunkC);
+#pragma unroll
+  for (int a = 0; a < kAlpha; ++a) {
+    float gs[3];  // (G g)_a
+#pragma unroll
+    for (int s = 0; s < 3; ++s) gs[s] = kG[a][0] * g[0][s] + kG[a][1] * g[1][s] + kG[a][2] * g[2][s];
+#pragma unroll
+    for (int b = 0; b < kAlpha; ++b) {
+      const long long tap_bytes = (long long)(a * kAlpha + b) * kColBlocks * kChunks * kUBytes;
+      *reinterpret_cast<half*>(dst + tap_bytes) =
+          __float2half_rn(gs[0] * kG[b][0] + gs[1] * kG[b][1] + gs[2] * kG[b][2]);
+    }
+  }
+}
+
+// ---- BGEMM: a block per (tap, 128 tiles, kBlockN channels); a producer warp, 2 warpgroups ----
+// d = a b (accumulate false) or d += a b; a and b from shared memory.
+__device__ __forceinline__ void wgmma(float (&d)[64], uint64_t a, uint64_t b, bool accumulate) {
+#if WINO_SM90A
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,"
+      "%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,"
+      "%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,"
+      "%54,%55,%56,%57,%58,%59,%60,%61,%62,%63}, %64, %65, p, 1, 1, 0, 0;\n}"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
+        "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),
+        "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),
+        "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]),
+        "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+        "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]),
+        "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]),
+        "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]),
+        "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]),
+        "+f"(d[62]), "+f"(d[63])
+      : "l"(a), "l"(b), "r"((int)accumulate));
+#endif
+}
+
+// A block's outputs: 128 tiles x kBlockN channels of one tap (an item). Items are numbered
+// channels first, so that the blocks reading the same V chunks run together; with kPersist a
+// resident block takes every gridDim.x-th item, its producer copying the next item's chunks
+// while the warpgroups store this one's M.
+struct Item {
+  int col_block, row_block, tap;
+};
+__device__ __forceinline__ Item item_at(int item) {
+  return {item % kColBlocks, item / kColBlocks % kRowBlocks, item / (kColBlocks * kRowBlocks)};
+}
+
+__device__ __forceinline__ void store_m(const float (&acc)[kNHalves][64], Item item, int warp,
+                                       int lane, half* __restrict__ M) {
+  // M[tap][tile][k], fp16: each lane's rows 16 warp + lane / 4 (+ 8), 8 channels per 16 bytes.
+  const long long row = (long long)item.row_block * kBlockM + 16 * warp + (lane >> 2);
+  half* m_at = M + ((long long)item.tap * kTilesPad + row) * kK + item.col_block * kBlockN +
+               (lane & 3) * 8;
+#pragma unroll
+  for (int h = 0; h < kNHalves; ++h)
+#pragma unroll
+    for (int run = 0; run < 4; ++run)
+#pragma unroll
+      for (int r8 = 0; r8 < 2; ++r8) {
+        const float* f = acc[h] + 16 * run + 2 * r8;  // columns 8 j + 2 q, j = 4 run .. + 3
+        *reinterpret_cast<uint4*>(m_at + r8 * 8LL * kK + 128 * h + 32 * run) =
+            make_uint4(word(f[0], f[1]), word(f[4], f[5]), word(f[8], f[9]), word(f[12], f[13]));
+      }
+}
+
+__device__ __forceinline__ void batched_gemm(const half* __restrict__ V,
+                                             const half* __restrict__ U, half* __restrict__ M) {
+  extern __shared__ __align__(128) unsigned char smem[];
+  const uint32_t base = smem_address(smem), bars = base + kStages * kStageBytes;
+  const auto full = [&](int s) { return bars + 8 * s; };
+  const auto empty = [&](int s) { return bars + 8 * (kStages + s); };
+  const int step = kPersist ? gridDim.x : kItems;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kStages; ++s) {
+      mbarrier_init(full(s), 1);
+      mbarrier_init(empty(s), kConsumerWarps);
+    }
+    mbarrier_init_fence();
+  }
+  __syncthreads();  // the barriers are initialised before any copy or wait
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  // it counts the block's chunks over all its items: stage it % kStages, phase it / kStages.
+  if (warp == kConsumerWarps) {  // the producer: one thread issues both operands' copies
+    if (lane != 0) return;
+    for (int item = blockIdx.x, it = 0; item < kItems; item += step) {
+      const Item at = item_at(item);
+      const unsigned char* v_src = reinterpret_cast<const unsigned char*>(V) +
+                                   ((long long)at.tap * kRowBlocks + at.row_block) * kChunks * kVBytes;
+      const unsigned char* u_src = reinterpret_cast<const unsigned char*>(U) +
+                                   ((long long)at.tap * kColBlocks + at.col_block) * kChunks * kUBytes;
+      for (int chunk = 0; chunk < kChunks; ++chunk, ++it) {
+        const int s = it % kStages;
+        if (it >= kStages) mbarrier_wait(empty(s), (it / kStages - 1) & 1);
+        mbarrier_expect_tx(full(s), kStageBytes);
+        tma_copy(base + s * kStageBytes, v_src + (long long)chunk * kVBytes, kVBytes, full(s));
+        tma_copy(base + s * kStageBytes + kVBytes, u_src + (long long)chunk * kUBytes, kUBytes,
+                 full(s));
+      }
+    }
+    return;
+  }
+  const int warpgroup = warp >> 2;  // rows 64 warpgroup .. + 63 of the block's 128
+  float acc[kNHalves][64];
+  for (int item = blockIdx.x, it = 0; item < kItems; item += step) {
+    for (int chunk = 0; chunk < kChunks; ++chunk, ++it) {
+      const int s = it % kStages;
+      mbarrier_wait(full(s), it / kStages & 1);
+      const uint32_t v_at = base + s * kStageBytes, u_at = v_at + kVBytes;
+      wgmma_fence();
+#pragma unroll
+      for (int k16 = 0; k16 < kChunkC / 16; ++k16) {
+        const uint64_t a =
+            descriptor(v_at + (2 * k16 * kBlockM + 64 * warpgroup) * 16, kBlockM * 16);
+#pragma unroll
+        for (int h = 0; h < kNHalves; ++h)
+          wgmma(acc[h], a, descriptor(u_at + (2 * k16 * kBlockN + 128 * h) * 16, kBlockN * 16),
+                chunk > 0 || k16 > 0);
+      }
+      wgmma_commit();
+      // The last chunk's MMAs are done in this warp: its stage may be refilled.
+      wgmma_wait<1>();
+      if (chunk > 0 && lane == 0) mbarrier_arrive(empty((it - 1) % kStages));
+    }
+    wgmma_wait<0>();
+    if (lane == 0) mbarrier_arrive(empty((it - 1) % kStages));
+    // Ties the accumulators to the wait, so that no read of them moves above it.
+#pragma unroll
+    for (int h = 0; h < kNHalves; ++h)
+#pragma unroll
+      for (int i = 0; i < 64; ++i) asm volatile("" : "+f"(acc[h][i]));
+    store_m(acc, item_at(item), warp, lane, M);
+  }
+}
+
+// ---- OTrans and the epilogue: a thread per (tile, 4 output channels) ---------------------------
+__device__ __forceinline__ void output_transform(const half* __restrict__ M,
+                                                 const ET* __restrict__ bias,
+                                                 const ET* __restrict__ residual,
+                                                 half* __restrict__ y) {
+  const long long id = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (id >= kTiles * (kK / 4)) return;
+  const int k = (int)(id % (kK / 4)) * 4;
+  const long long t = id / (kK / 4);
+  const int tw = (int)(t % kTilesW), th = (int)(t / kTilesW % kTilesH);
+  const long long n = t / ((long long)kTilesW * kTilesH);
+  float out[kM][kM][4];
+#pragma unroll
+  for (int i = 0; i < kM; ++i)
+#pragma unroll
+    for (int j = 0; j < kM; ++j)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) out[i][j][e] = 0.f;
+#pragma unroll
+  for (int a = 0; a < kAlpha; ++a) {
+    float m[kAlpha][4];
+#pragma unroll
+    for (int b = 0; b < kAlpha; ++b) {
+      const uint2 words = __ldg(reinterpret_cast<const uint2*>(
+          M + ((long long)(a * kAlpha + b) * kTilesPad + t) * kK + k));
+      const float2 lo = halves(words.x), hi = halves(words.y);
+      m[b][0] = lo.x, m[b][1] = lo.y, m[b][2] = hi.x, m[b][3] = hi.y;
+    }
+#pragma unroll
+    for (int j = 0; j < kM; ++j) {
+      float s[4] = {0.f, 0.f, 0.f, 0.f};  // (M A)_aj
+#pragma unroll
+      for (int b = 0; b < kAlpha; ++b) {
+        if (kAT[j][b] == 0.f) continue;
+#pragma unroll
+        for (int e = 0; e < 4; ++e) s[e] += kAT[j][b] * m[b][e];
+      }
+#pragma unroll
+      for (int i = 0; i < kM; ++i) {
+        if (kAT[i][a] == 0.f) continue;
+#pragma unroll
+        for (int e = 0; e < 4; ++e) out[i][j][e] += kAT[i][a] * s[e];
+      }
+    }
+  }
+  float b4[4] = {0.f, 0.f, 0.f, 0.f};
+  if constexpr (kBias) {
+    const uint2 words = __ldg(reinterpret_cast<const uint2*>(bias + k));
+    const float2 lo = halves(words.x), hi = halves(words.y);
+    b4[0] = lo.x, b4[1] = lo.y, b4[2] = hi.x, b4[3] = hi.y;
+  }
+#pragma unroll
+  for (int i = 0; i < kM; ++i)
+#pragma unroll
+    for (int j = 0; j < kM; ++j) {
+      const int h = th * kM + i, w = tw * kM + j;
+      if (h >= kH || w >= kW) continue;
+      const long long at = ((n * kH + h) * kW + w) * kK + k;
+      float v[4];
+#pragma unroll
+      for (int e = 0; e < 4; ++e) v[e] = out[i][j][e] + b4[e];
+      if constexpr (kResidual) {
+        const uint2 words = *reinterpret_cast<const uint2*>(residual + at);
+        const float2 lo = halves(words.x), hi = halves(words.y);
+        v[0] += lo.x, v[1] += lo.y, v[2] += hi.x, v[3] += hi.y;
+      }
+      if constexpr (kRelu)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) v[e] = fmaxf(v[e], 0.f);
+      *reinterpret_cast<uint2*>(y + at) = make_uint2(word(v[0], v[1]), word(v[2], v[3]));
+    }
+}
+
+}  // namespace wino_f44
+
+__global__ void __launch_bounds__(256) wino_f44_itrans(const half* __restrict__ x,
+                                                       half* __restrict__ V) {
+  wino_f44::input_transform(x, V);
+}
+__global__ void __launch_bounds__(256) wino_f44_ktrans(const half* __restrict__ w,
+                                                       half* __restrict__ U) {
+  wino_f44::weight_transform(w, U);
+}
+__global__ void __launch_bounds__(wino_f44::kThreads, 1) wino_f44_bgemm(
+    const half* __restrict__ V, const half* __restrict__ U, half* __restrict__ M) {
+  wino_f44::batched_gemm(V, U, M);
+}
+__global__ void __launch_bounds__(256) wino_f44_otrans({{OTRANS_PARAMS}}) {
+  wino_f44::output_transform(M, {{BIAS_ARG}}, {{RESIDUAL_ARG}}, y);
+}
