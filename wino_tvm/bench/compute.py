@@ -4,7 +4,8 @@ cudnn.benchmark, and every engine configuration of cuDNN's backend API) in one p
 GPU, each measurement appended to a tuning log (PyTorch; GPU side).
 
 python -m wino_tvm.bench.compute --out bench/h200/compute --log tuning_logs/h200.jsonl \
-    [--workloads 1,256,256,256,256 ...] [--axis f23.strip=0,16 ...] [--family f23,f44 --bound 3e-3]
+    [--workloads 1,256,256,256,256 ...] [--axis f23.strip=0,16 ...]
+    [--family f44 --bound 3e-3 --stem compute_f44]
 """
 
 from __future__ import annotations
@@ -118,6 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--bound", type=float, default=ACCURACY_BAR["fp16"],
                    help="largest relative L2 error a candidate's scheme may have (default: the "
                         "fp16 accuracy bar; 3e-3 admits F(4x4), issue 52's bar)")
+    p.add_argument("--stem", default="compute", help="the table's file name: STEM.md, .jsonl")
     args = p.parse_args(argv)
     shapes = ([tuple(int(v) for v in w.split(",")) for w in args.workloads] if args.workloads
               else WORKLOADS)
@@ -134,8 +136,9 @@ def main(argv: list[str] | None = None) -> int:
         for base, pool in zip(bases, pools, strict=True):
             rows.append(row(base, pool, device, arch, args.log, helper))
             print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
-    write_rows(args.out, "compute", rows,
-               f"Compute-bound convolutions on {device.name} (fp16, fp32 accumulation)",
+    write_rows(args.out, args.stem, rows,
+               f"Compute-bound convolutions on {device.name} (fp16, fp32 accumulation; "
+               f"candidates within relative L2 {args.bound:.1e})",
                ("N,H,W,C,K", "cuDNN us", "torch us", "engines us", "best", "us", "speedup",
                 "rel L2", "default us", "default speedup"), table_cells)
     return 0
