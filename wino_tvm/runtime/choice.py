@@ -78,21 +78,23 @@ def schemes(base: Conv2dWorkload, bound: float) -> list[Conv2dWorkload]:
 def logged(base: Conv2dWorkload, device: DeviceLimits, bound: float,
            logs: Iterable[Path]) -> list[tuple[Conv2dWorkload, FamilyConfig, Record]]:
     """Correct records of base's shape, dtype and epilogue on this device within bound, of
-    buildable families, fastest first (records of the layer without its epilogue where none
-    has it: the config applies with the epilogue too)."""
+    buildable families, fastest first; per scheme, records of the layer without its epilogue
+    where none has it (the config applies with the epilogue too), so that a scheme logged only
+    plain still competes with one logged with the epilogue."""
     records = latest([r for log in logs for r in read_records(log)])
     families = {f.name for f in buildable_families()}
-    for epilogue in dict.fromkeys((base.epilogue, ())):
-        found = []
-        for wl in schemes(dataclasses.replace(base, epilogue=epilogue), bound):
-            for r in matching(records, wl, device.name, m=wl.m):
-                cfg = r.kernel_config()
-                if cfg.FAMILY in families and not cfg.problems(
-                        dataclasses.replace(base, accum=wl.accum, m=wl.m), device):
-                    found.append((dataclasses.replace(base, accum=wl.accum, m=wl.m), cfg, r))
-        if found:
-            return sorted(found, key=lambda item: item[2].median_us)
-    return []
+    found = []
+    for scheme in schemes(base, bound):
+        for epilogue in dict.fromkeys((base.epilogue, ())):
+            wl = dataclasses.replace(scheme, epilogue=epilogue)
+            hits = [(scheme, r.kernel_config(), r)
+                    for r in matching(records, wl, device.name, m=wl.m)]
+            hits = [(w, cfg, r) for w, cfg, r in hits
+                    if cfg.FAMILY in families and not cfg.problems(w, device)]
+            if hits:
+                found += hits
+                break
+    return sorted(found, key=lambda item: item[2].median_us)
 
 
 # What a decision may time: the workload as a kernel takes it, its config, and why it is there.

@@ -32,7 +32,7 @@ from wino_tvm.library import KERNELS_FILE, compile_library
 from wino_tvm.math.tolerance import ACCURACY_BAR
 from wino_tvm.math.winograd import transform_matrices
 from wino_tvm.runner import compile_check
-from wino_tvm.runtime.choice import defaults
+from wino_tvm.runtime.choice import Policy, candidates, defaults
 from wino_tvm.tune.space import Axes, config_space
 from wino_tvm.workload import Conv2dWorkload
 
@@ -161,6 +161,16 @@ def test_runtime_orders_f44_first_only_under_a_bound_and_where_it_won() -> None:
                   Conv2dWorkload(1, 256, 256, 256, 256, dtype="fp16")):
         order = [fam for _, _, fam in defaults(small, H200, 3e-3)]
         assert order[0] == "f23" and "f44" in order, order
+
+
+def test_a_plain_f44_record_competes_with_f23_records_of_the_layers_epilogue() -> None:
+    """The shipped H200 log has f23 records of 1x128²x512 with bias and residual and f44's
+    only plain: under 3e-3 the faster f44 record comes first, under the default bar f23's."""
+    layer = Conv2dWorkload(1, 128, 128, 512, 512, dtype="fp16", epilogue=("bias", "residual"))
+    wl, cfg, why = candidates(layer, H200, Policy(bound=3e-3))[0]
+    assert cfg.FAMILY == "f44" and wl.epilogue == ("bias", "residual") and "record" in why
+    wl, cfg, _ = candidates(layer, H200, Policy())[0]
+    assert cfg.FAMILY == "f23" and wl.m == 2
 
 
 VARIANTS = {
