@@ -352,18 +352,6 @@ __device__ __forceinline__ void transform(const Pixels (&d)[kVRows], int r,
 constexpr int kSlots = 4;
 static_assert(kSlots % kSplits == 0, "f23: C splits must divide the 4 output slots");
 
-__device__ __forceinline__ int cluster_rank() {
-  uint32_t rank;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
-  return (int)rank;
-}
-
-// Every thread of the cluster's blocks; release / acquire orders the shared-memory partials.
-__device__ __forceinline__ void cluster_sync() {
-  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;"
-               ::: "memory");
-}
-
 // Adds the other ranks' partial sums to the slots this rank finishes. Each block leaves the
 // slots others finish in its own shared memory (U's ring, idle after the loop), slot-major so
 // that a warp's 16-byte stores and loads are conflict-free; the owners read them through
@@ -393,9 +381,7 @@ __device__ __forceinline__ void reduce_splits(float (&part)[kSlots][16], uint32_
     for (int peer = 1; peer < kSplits; ++peer) {
 #pragma unroll
       for (int quad = 0; quad < 4; ++quad) {
-        uint32_t remote;
-        asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote)
-                     : "r"(at(slot, quad)), "r"((rank + peer) % kSplits));
+        const uint32_t remote = cluster_address(at(slot, quad), (rank + peer) % kSplits);
         float4 v;
         asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];"
                      : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "r"(remote) : "memory");
