@@ -46,11 +46,7 @@ constexpr int kBlockM = 128;  // GEMM rows (tiles) a block: two consumer warpgro
 constexpr int kBlockN = {{BLOCK_N}};  // GEMM columns (output channels) a block
 constexpr int kStages = {{STAGES}};   // the operand ring's depth
 constexpr bool kPersist = {{PERSIST}};  // resident blocks loop over the GEMM's items
-// Blocks of a cluster (along x) taking adjacent blocks of tiles of one tap and channel block:
-// each copies half of U's chunk into all of them (TMA multicast), half the L2 reads of U.
-constexpr int kCluster = {{CLUSTER}};
-constexpr long long kTilesPad =
-    (kTiles + kBlockM * kCluster - 1) / (kBlockM * kCluster) * (kBlockM * kCluster);
+constexpr long long kTilesPad = (kTiles + kBlockM - 1) / kBlockM * kBlockM;
 constexpr int kRowBlocks = (int)(kTilesPad / kBlockM), kColBlocks = kK / kBlockN;
 constexpr int kChunkC = 64, kChunks = kC / kChunkC;
 constexpr int kItems = kColBlocks * kRowBlocks * kTaps;  // the GEMM's blocks of outputs
@@ -59,8 +55,7 @@ constexpr int kStageBytes = kVBytes + kUBytes;
 constexpr int kSmemBytes = kStages * kStageBytes + 2 * kStages * 8;
 constexpr int kConsumerWarps = 8, kThreads = 32 * (kConsumerWarps + 1);  // + the producer warp
 constexpr int kNHalves = kBlockN / 128;  // m64n128k16 wgmmas a k-step (two for kBlockN 256)
-static_assert(kC % kChunkC == 0 && kK % kBlockN == 0 && kTilesPad % 2 == 0 &&
-              (kCluster == 1 || !kPersist), "f44: F44Config.problems is out of step");
+static_assert(kC % kChunkC == 0 && kK % kBlockN == 0 && kTilesPad % 2 == 0, "f44: F44Config.problems is out of step");
 static_assert(kTilesPad * kC * kTaps < (1LL << 40), "f44: offsets");
 // F44Config.smem_bytes computes the launch's dynamic shared memory on its own; they must agree.
 static_assert(kSmemBytes == {{SMEM_BYTES}}, "f44: F44Config.smem_bytes is out of step");
@@ -193,18 +188,14 @@ __device__ __forceinline__ void wgmma(float (&d)[64], uint64_t a, uint64_t b, bo
 }
 
 // A block's outputs: 128 tiles x kBlockN channels of one tap (an item). Items are numbered
-// cluster rank first (a cluster's blocks take adjacent blocks of tiles), then channels, so that
-// the blocks reading the same V chunks run together; with kPersist a resident block takes every
-// gridDim.x-th item, its producer copying the next item's chunks while the warpgroups store
-// this one's M.
+// channels first, so that the blocks reading the same V chunks run together; with kPersist a
+// resident block takes every gridDim.x-th item, its producer copying the next item's chunks
+// while the warpgroups store this one's M.
 struct Item {
   int col_block, row_block, tap;
 };
 __device__ __forceinline__ Item item_at(int item) {
-  constexpr int kRowGroups = kRowBlocks / kCluster;
-  const int group = item / kCluster;
-  return {group % kColBlocks, group / kColBlocks % kRowGroups * kCluster + item % kCluster,
-          group / (kColBlocks * kRowGroups)};
+  return {item % kColBlocks, item / kColBlocks % kRowBlocks, item / (kColBlocks * kRowBlocks)};
 }
 
 __device__ __forceinline__ void store_m(const float (&acc)[kNHalves][64], Item item, int warp,
@@ -225,19 +216,42 @@ __device__ __forceinline__ void store_m(const float (&acc)[kNHalves][64], Item i
       }
 }
 
-// The two consumer warpgroups: each chunk's MMAs, a stage released by each warp of the
-// cluster's blocks once its MMAs are done, M stored after each item.
-__device__ __forceinline__ void consume(half* __restrict__ M, uint32_t base, int step, int rank,
-                                        int warp, int lane) {
-  const uint32_t bars = base + kStages * kStageBytes;
+__device__ __forceinline__ void batched_gemm(const half* __restrict__ V,
+                                             const half* __restrict__ U, half* __restrict__ M) {
+  extern __shared__ __align__(128) unsigned char smem[];
+  const uint32_t base = smem_address(smem), bars = base + kStages * kStageBytes;
   const auto full = [&](int s) { return bars + 8 * s; };
   const auto empty = [&](int s) { return bars + 8 * (kStages + s); };
-  const auto release = [&](uint32_t bar) {
-    mbarrier_arrive(bar);
-#pragma unroll
-    for (int peer = 1; peer < kCluster; ++peer)
-      mbarrier_arrive_cluster(cluster_address(bar, (rank + peer) % kCluster));
-  };
+  const int step = kPersist ? gridDim.x : kItems;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kStages; ++s) {
+      mbarrier_init(full(s), 1);
+      mbarrier_init(empty(s), kConsumerWarps);
+    }
+    mbarrier_init_fence();
+  }
+  __syncthreads();  // the barriers are initialised before any copy or wait
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  // it counts the block's chunks over all its items: stage it % kStages, phase it / kStages.
+  if (warp == kConsumerWarps) {  // the producer: one thread issues both operands' copies
+    if (lane != 0) return;
+    for (int item = blockIdx.x, it = 0; item < kItems; item += step) {
+      const Item at = item_at(item);
+      const unsigned char* v_src = reinterpret_cast<const unsigned char*>(V) +
+                                   ((long long)at.tap * kRowBlocks + at.row_block) * kChunks * kVBytes;
+      const unsigned char* u_src = reinterpret_cast<const unsigned char*>(U) +
+                                   ((long long)at.tap * kColBlocks + at.col_block) * kChunks * kUBytes;
+      for (int chunk = 0; chunk < kChunks; ++chunk, ++it) {
+        const int s = it % kStages;
+        if (it >= kStages) mbarrier_wait(empty(s), (it / kStages - 1) & 1);
+        mbarrier_expect_tx(full(s), kStageBytes);
+        tma_copy(base + s * kStageBytes, v_src + (long long)chunk * kVBytes, kVBytes, full(s));
+        tma_copy(base + s * kStageBytes + kVBytes, u_src + (long long)chunk * kUBytes, kUBytes,
+                 full(s));
+      }
+    }
+    return;
+  }
   const int warpgroup = warp >> 2;  // rows 64 warpgroup .. + 63 of the block's 128
   float acc[kNHalves][64];
   for (int item = blockIdx.x, it = 0; item < kItems; item += step) {
@@ -258,10 +272,10 @@ __device__ __forceinline__ void consume(half* __restrict__ M, uint32_t base, int
       wgmma_commit();
       // The last chunk's MMAs are done in this warp: its stage may be refilled.
       wgmma_wait<1>();
-      if (chunk > 0 && lane == 0) release(empty((it - 1) % kStages));
+      if (chunk > 0 && lane == 0) mbarrier_arrive(empty((it - 1) % kStages));
     }
     wgmma_wait<0>();
-    if (lane == 0) release(empty((it - 1) % kStages));
+    if (lane == 0) mbarrier_arrive(empty((it - 1) % kStages));
     // Ties the accumulators to the wait, so that no read of them moves above it.
 #pragma unroll
     for (int h = 0; h < kNHalves; ++h)
@@ -271,63 +285,6 @@ __device__ __forceinline__ void consume(half* __restrict__ M, uint32_t base, int
   }
 }
 
-__device__ __forceinline__ void batched_gemm(const half* __restrict__ V,
-                                             const half* __restrict__ U, half* __restrict__ M) {
-  extern __shared__ __align__(128) unsigned char smem[];
-  const uint32_t base = smem_address(smem), bars = base + kStages * kStageBytes;
-  const auto full = [&](int s) { return bars + 8 * s; };
-  const auto empty = [&](int s) { return bars + 8 * (kStages + s); };
-  const int step = kPersist ? gridDim.x : kItems;
-  const int rank = kCluster > 1 ? cluster_rank() : 0;
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < kStages; ++s) {
-      mbarrier_init(full(s), 1);
-      // a stage is free once every consumer warp of the cluster is done with it: the blocks
-      // multicast U's halves into each other's stages
-      mbarrier_init(empty(s), kConsumerWarps * kCluster);
-    }
-    mbarrier_init_fence();
-  }
-  // the barriers are initialised before any copy or wait, in every block of the cluster
-  if constexpr (kCluster > 1) cluster_sync();
-  else __syncthreads();
-  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  // it counts the block's chunks over all its items: stage it % kStages, phase it / kStages.
-  if (warp == kConsumerWarps) {  // the producer: one thread issues both operands' copies
-    for (int item = blockIdx.x, it = 0; lane == 0 && item < kItems; item += step) {
-      const Item at = item_at(item);
-      const unsigned char* v_src = reinterpret_cast<const unsigned char*>(V) +
-                                   ((long long)at.tap * kRowBlocks + at.row_block) * kChunks * kVBytes;
-      const unsigned char* u_src = reinterpret_cast<const unsigned char*>(U) +
-                                   ((long long)at.tap * kColBlocks + at.col_block) * kChunks * kUBytes;
-      for (int chunk = 0; chunk < kChunks; ++chunk, ++it) {
-        const int s = it % kStages;
-        if (it >= kStages) {
-          if constexpr (kCluster > 1) mbarrier_wait_cluster(empty(s), (it / kStages - 1) & 1);
-          else mbarrier_wait(empty(s), (it / kStages - 1) & 1);
-        }
-        mbarrier_expect_tx(full(s), kStageBytes);
-        tma_copy(base + s * kStageBytes, v_src + (long long)chunk * kVBytes, kVBytes, full(s));
-        const uint32_t u_dst = base + s * kStageBytes + kVBytes;
-        const unsigned char* u_chunk = u_src + (long long)chunk * kUBytes;
-        if constexpr (kCluster > 1) {
-          constexpr int kShare = kUBytes / kCluster;
-          tma_copy_multicast(u_dst + rank * kShare, u_chunk + rank * kShare, kShare, full(s),
-                             (1 << kCluster) - 1);
-        } else {
-          tma_copy(u_dst, u_chunk, kUBytes, full(s));
-        }
-      }
-    }
-  } else {
-    consume(M, base, step, rank, warp, lane);
-  }
-  // No block leaves while another may still arrive on its barriers.
-  if constexpr (kCluster > 1) {
-    __syncwarp();  // the producer warp's lanes meet again before the aligned cluster barrier
-    cluster_sync();
-  }
-}
 // ---- OTrans and the epilogue: a thread per (tile, 4 output channels) ---------------------------
 __device__ __forceinline__ void output_transform(const half* __restrict__ M,
                                                  const ET* __restrict__ bias,
@@ -411,7 +368,7 @@ __global__ void __launch_bounds__(256) wino_f44_ktrans(const half* __restrict__ 
                                                        half* __restrict__ U) {
   wino_f44::weight_transform(w, U);
 }
-__global__ void __launch_bounds__(wino_f44::kThreads, 1) {{CLUSTER_DIMS}} wino_f44_bgemm(
+__global__ void __launch_bounds__(wino_f44::kThreads, 1) wino_f44_bgemm(
     const half* __restrict__ V, const half* __restrict__ U, half* __restrict__ M) {
   wino_f44::batched_gemm(V, U, M);
 }

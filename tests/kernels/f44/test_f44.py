@@ -49,8 +49,7 @@ def test_name_round_trips() -> None:
     wl = fp16(1, 128, 128, 512, 512)
     assert F44Config().name(wl) == "fp16-fp32-m4-f44-bn256-st4"
     assert PB.name(wl) == "fp16-fp32-m4-f44-bn256-pb-st4"
-    assert F44Config(cluster=2).name(wl) == "fp16-fp32-m4-f44-bn256-cl2-st4"
-    for cfg in (F44Config(), PB, F44Config(block_n=128, stages=3), F44Config(cluster=2)):
+    for cfg in (F44Config(), PB, F44Config(block_n=128, stages=3)):
         assert parse_config(cfg.name(wl)) == ({"dtype": "fp16", "accum": "fp32", "m": 4}, cfg)
     assert F44Config().needs_sm90a
     for bad in ("fp16-fp32-m4-f44-bn64-st4", "fp16-fp32-m4-f44-st4",
@@ -69,8 +68,6 @@ def test_name_round_trips() -> None:
     (fp16(1, 64, 64, 512, 512), F44Config(stages=7), "f44: stages=7 is not one of 2, 3, 4, 5, 6"),
     (fp16(1, 64, 64, 512, 512), F44Config(stages=5),
      ("f44: shared memory 245840 B", "exceeds NVIDIA H200's 232448 B per block: fewer stages")),
-    (fp16(1, 64, 64, 512, 512), F44Config(persist=True, cluster=2),
-     "f44: cluster=2 is not a schedule of persistent blocks: drop persist"),
     (fp16(1, 1024, 1024, 128, 128), F44Config(block_n=128),
      "f44: V, M and U take 1153 MiB, over the 1024 MiB the family allows: split the batch N=1"),
 ])
@@ -149,7 +146,7 @@ def test_space_offers_f44_at_m4_only() -> None:
     wl = fp16(1, 128, 128, 512, 512, m=2)
     kept, _ = config_space(wl, H200, Axes.parse("f44", (2, 4), []))
     names = sorted(c.cfg.name(c.wl) for c in kept)
-    assert len(names) == 12 and all(n.startswith("fp16-fp32-m4-f44-") for n in names), names
+    assert len(names) == 8 and all(n.startswith("fp16-fp32-m4-f44-") for n in names), names
     kept, _ = config_space(wl, H200, Axes.parse("f44", (2,), []))
     assert kept == []
 
@@ -186,12 +183,6 @@ VARIANTS = {
     "c64_k128_tiny_residual_relu": (fp16(1, 7, 9, 64, 128, epilogue=("residual", "relu")),
                                     F44Config(block_n=128, stages=2)),
     "c512_28_pb_st3": (fp16(2, 28, 28, 512, 512), PB.with_(stages=3)),
-    # clusters of 2 sharing U by multicast: an odd number of blocks of tiles (padded to pairs)
-    # with the epilogue, and the narrow block over three chunks
-    "c128_k256_odd_epilogue_cl2": (fp16(3, 37, 45, 128, 256, epilogue=ALL),
-                                   F44Config(cluster=2)),
-    "c192_k128_bn128_bias_cl2_st3": (fp16(2, 30, 17, 192, 128, epilogue=("bias",)),
-                                     F44Config(block_n=128, cluster=2, stages=3)),
 }
 
 

@@ -33,11 +33,6 @@ KNOBS = (
     Knob("persist", False, (False, True), "pb",
          "persistent GEMM blocks (as many as stay resident), each looping over its share of "
          "the GEMM's blocks of outputs, the next one's copies under this one's M stores"),
-    Knob("cluster", 1, (1, 2), "cl",
-         "GEMM blocks of a cluster taking adjacent blocks of tiles of one tap, each copying half "
-         "of U's chunks into all of them (TMA multicast: half U's L2 reads)",
-         requires=((lambda c: not c.persist, "is not a schedule of persistent blocks: drop "
-                    "persist"),)),
     Knob("stages", 4, (2, 3, 4, 5, 6), "st", "operand chunks in flight (the bulk copies' ring)",
          always=True, axis=(3, 4)),
 )
@@ -45,8 +40,8 @@ KNOBS = (
 
 @knob_fields(KNOBS)
 class F44Config(FamilyConfig):
-    """The F(4x4) kernels' schedule: the GEMM block's width, its operand ring's depth,
-    persistent GEMM blocks or clusters sharing U."""
+    """The F(4x4) kernels' schedule: the GEMM block's width, its operand ring's depth and
+    persistent GEMM blocks."""
 
     FAMILY = "f44"
 
@@ -66,7 +61,7 @@ class F44Config(FamilyConfig):
 
     def items(self, wl: Conv2dWorkload) -> int:
         """The GEMM's blocks of outputs: 128 tiles x block_n channels of one tap."""
-        return wl.k // self.block_n * padded_tiles(wl, self.cluster) // BLOCK_M * TAPS
+        return wl.k // self.block_n * padded_tiles(wl) // BLOCK_M * TAPS
 
     def grid(self, wl: Conv2dWorkload) -> tuple[int, int, int]:
         """A block an item (persistent: the launch takes the resident blocks)."""
@@ -84,9 +79,8 @@ class F44Config(FamilyConfig):
                 f"{name}={value} must be a multiple of {step}"
                 for name, value, step in (("C", wl.c, CHUNK_C), ("K", wl.k, self.block_n))
                 if value % step))
-        if workspace_bytes(wl, self.cluster) > MAX_WORKSPACE_BYTES:
-            out.append(f"f44: V, M and U take {workspace_bytes(wl, self.cluster) / 2**20:.0f} "
-                       f"MiB, over the "
+        if workspace_bytes(wl) > MAX_WORKSPACE_BYTES:
+            out.append(f"f44: V, M and U take {workspace_bytes(wl) / 2**20:.0f} MiB, over the "
                        f"{MAX_WORKSPACE_BYTES >> 20} MiB the family allows: split the batch "
                        f"N={wl.n} or the image")
         if not out and device is not None and device.sm != 90:
@@ -103,17 +97,16 @@ def tiles(wl: Conv2dWorkload) -> int:
     return wl.n * -(-wl.h // M) * -(-wl.w // M)
 
 
-def padded_tiles(wl: Conv2dWorkload, cluster: int = 1) -> int:
-    """The GEMM's rows: the tiles, up to whole blocks for each block of a cluster."""
-    step = BLOCK_M * cluster
-    return -(-tiles(wl) // step) * step
+def padded_tiles(wl: Conv2dWorkload) -> int:
+    """The GEMM's rows: the tiles, up to a whole block."""
+    return -(-tiles(wl) // BLOCK_M) * BLOCK_M
 
 
-def workspace_elements(wl: Conv2dWorkload, cluster: int = 1) -> dict[str, int]:
+def workspace_elements(wl: Conv2dWorkload) -> dict[str, int]:
     """fp16 elements of V (taps x padded tiles x C), M (x K) and U (taps x C x K)."""
-    rows = TAPS * padded_tiles(wl, cluster)
+    rows = TAPS * padded_tiles(wl)
     return {"V": rows * wl.c, "M": rows * wl.k, "U": TAPS * wl.c * wl.k}
 
 
-def workspace_bytes(wl: Conv2dWorkload, cluster: int = 1) -> int:
-    return 2 * sum(workspace_elements(wl, cluster).values())
+def workspace_bytes(wl: Conv2dWorkload) -> int:
+    return 2 * sum(workspace_elements(wl).values())

@@ -46,8 +46,6 @@ def f44_kernels(wl: Conv2dWorkload, cfg: F44Config) -> Kernels:
         "N": str(wl.n), "H": str(wl.h), "W": str(wl.w), "C": str(wl.c), "K": str(wl.k),
         "BLOCK_N": str(cfg.block_n), "STAGES": str(cfg.stages),
         "PERSIST": "true" if cfg.persist else "false",
-        "CLUSTER": str(cfg.cluster),
-        "CLUSTER_DIMS": f"__cluster_dims__({cfg.cluster}, 1, 1)" if cfg.cluster > 1 else "",
         "SMEM_BYTES": str(cfg.smem_bytes(wl)),
         "B_T": c_matrix(b.T), "G": c_matrix(g), "A_T": c_matrix(a.T),
         "E_T": "half", "OTRANS_PARAMS": ", ".join(params),
@@ -57,12 +55,12 @@ def f44_kernels(wl: Conv2dWorkload, cfg: F44Config) -> Kernels:
     ktrans = Launch("wino_f44_ktrans", transform_threads(wl.c * wl.k), (TRANSFORM_THREADS, 1, 1),
                     0, ("w", "U"))
     itrans = Launch("wino_f44_itrans",
-                    transform_threads(padded_tiles(wl, cfg.cluster) * wl.c // ITRANS_CHANNELS),
+                    transform_threads(padded_tiles(wl) * wl.c // ITRANS_CHANNELS),
                     (TRANSFORM_THREADS, 1, 1), 0, ("x", "V"))
     bgemm = Launch("wino_f44_bgemm", cfg.grid(wl), (cfg.threads(), 1, 1), cfg.smem_bytes(wl),
                    ("V", "U", "M"), persistent=cfg.persist)
     otrans = Launch("wino_f44_otrans", transform_threads(tiles(wl) * wl.k // OTRANS_CHANNELS),
                     (TRANSFORM_THREADS, 1, 1), 0, ("M", *inputs, "y"))
     workspaces = tuple(Workspace(name, "half", count)
-                       for name, count in workspace_elements(wl, cfg.cluster).items())
+                       for name, count in workspace_elements(wl).items())
     return Kernels(source, workspaces, (ktrans,), (itrans, bgemm, otrans))
