@@ -154,30 +154,3 @@ __device__ __forceinline__ uint32_t cluster_address(uint32_t address, int rank) 
 #endif
   return remote;
 }
-// Arrives on another block's mbarrier (its cluster_address), releasing at cluster scope.
-__device__ __forceinline__ void mbarrier_arrive_cluster(uint32_t remote_bar) {
-#if WINO_SM90A
-  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(remote_bar)
-               : "memory");
-#endif
-}
-// mbarrier_wait for a barrier other blocks of the cluster arrive on (acquire at cluster scope).
-__device__ __forceinline__ void mbarrier_wait_cluster(uint32_t bar, uint32_t parity) {
-#if WINO_SM90A
-  uint32_t done = 0;
-  while (!done)
-    asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, "
-                 "[%1], %2;\nselp.u32 %0, 1, 0, p;\n}" : "=r"(done) : "r"(bar), "r"(parity)
-                 : "memory");
-#endif
-}
-// TMA multicast: `bytes` from global src to dst in every block of cta_mask, each completing on
-// its own bar (dst and bar at the same offsets in each).
-__device__ __forceinline__ void tma_copy_multicast(uint32_t dst, const void* src, int bytes,
-                                                   uint32_t bar, uint16_t cta_mask) {
-#if WINO_SM90A
-  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
-               ".multicast::cluster [%0], [%1], %2, [%3], %4;"
-               ::"r"(dst), "l"(src), "r"(bytes), "r"(bar), "h"(cta_mask) : "memory");
-#endif
-}
