@@ -65,6 +65,16 @@ def assert_no_spills(lines: list[str], kernel: str, where: object) -> None:
         assert injected not in text, (where, injected)
 
 
+def assert_library_compiles(root: Path, wl: Conv2dWorkload, cfg: FamilyConfig,
+                            fill: Callable[[Conv2dWorkload, FamilyConfig], Kernels]) -> None:
+    """cfg's kernels for wl built as the runtime's shared library for sm_90 under root."""
+    from wino_tvm.library import KERNELS_FILE, compile_library
+
+    spec = workload_spec(wl, cfg.fusion, cfg.name(wl), "test", fill(wl, cfg))
+    write_artifact(spec, root, {KERNELS_FILE: spec.kernels_source})
+    assert compile_library(root, "sm_90").stat().st_size > 0
+
+
 def compile_for_gpu(artifacts: dict[str, Path]) -> dict[str, Path]:
     """Every artifact built for this machine's GPU, in parallel (nvcc is the slow part)."""
     arch = gpu_arch()

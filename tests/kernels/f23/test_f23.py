@@ -13,6 +13,7 @@ import pytest
 from sass import find_cuobjdump, in_flight_writes, sass_of
 from toolchain import (
     assert_correct_on_gpu,
+    assert_library_compiles,
     assert_no_spills,
     compile_for_gpu,
     gpu_arch,
@@ -23,14 +24,12 @@ from toolchain import (
 from wino_tvm.build import main as build_main
 from wino_tvm.device import KNOWN_DEVICES
 from wino_tvm.errors import WinoError
-from wino_tvm.harness import workload_spec, write_artifact
 from wino_tvm.kernels import FamilyConfig, parse_config
 from wino_tvm.kernels.f23 import FAMILY
 from wino_tvm.kernels.f23.config import TB_K, TB_M, TB_N, F23Config
 from wino_tvm.kernels.f23.generate import f23_kernels
 from wino_tvm.kernels.lane.config import LaneConfig
 from wino_tvm.kernels.pkf.config import PkfConfig
-from wino_tvm.library import KERNELS_FILE, compile_library
 from wino_tvm.runner import compile_check
 from wino_tvm.tune.space import Axes, config_space
 from wino_tvm.workload import Conv2dWorkload
@@ -526,9 +525,7 @@ def test_no_variant_writes_a_register_of_a_wgmma_in_flight(
 @pytest.mark.parametrize("variant", ["c256_14_st4_epilogue", "c48_sk_odd_epilogue_148_tiles"])
 def test_library_compiles_for_sm_90a(tmp_path: Path, variant: str) -> None:
     wl, cfg = VARIANTS[variant]
-    spec = workload_spec(wl, cfg.fusion, cfg.name(wl), "test", f23_kernels(wl, cfg))
-    write_artifact(spec, tmp_path, {KERNELS_FILE: spec.kernels_source})
-    assert compile_library(tmp_path, "sm_90").stat().st_size > 0
+    assert_library_compiles(tmp_path, wl, cfg, f23_kernels)
 
 
 @pytest.fixture(scope="module")

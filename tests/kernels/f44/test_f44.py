@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from toolchain import (
     assert_correct_on_gpu,
+    assert_library_compiles,
     assert_no_spills,
     compile_for_gpu,
     gpu_arch,
@@ -23,12 +24,10 @@ from toolchain import (
 from wino_tvm.build import main as build_main
 from wino_tvm.device import KNOWN_DEVICES
 from wino_tvm.errors import WinoError
-from wino_tvm.harness import workload_spec, write_artifact
 from wino_tvm.kernels import parse_config
 from wino_tvm.kernels.f44 import FAMILY
 from wino_tvm.kernels.f44.config import F44Config, workspace_bytes
 from wino_tvm.kernels.f44.generate import f44_kernels
-from wino_tvm.library import KERNELS_FILE, compile_library
 from wino_tvm.math.tolerance import ACCURACY_BAR
 from wino_tvm.math.winograd import transform_matrices
 from wino_tvm.runner import compile_check
@@ -207,9 +206,7 @@ def test_every_variant_compiles_without_spills(artifacts: dict[str, Path]) -> No
 @needs_nvcc
 def test_library_compiles_for_sm_90a(tmp_path: Path) -> None:
     wl, cfg = VARIANTS["c128_k256_odd_epilogue_pb"]
-    spec = workload_spec(wl, cfg.fusion, cfg.name(wl), "test", f44_kernels(wl, cfg))
-    write_artifact(spec, tmp_path, {KERNELS_FILE: spec.kernels_source})
-    assert compile_library(tmp_path, "sm_90").stat().st_size > 0
+    assert_library_compiles(tmp_path, wl, cfg, f44_kernels)
 
 
 @pytest.fixture(scope="module")
