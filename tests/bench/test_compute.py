@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from wino_tvm.bench.compute import SWEEP, WORKLOADS, sweep, table_cells
 from wino_tvm.device import KNOWN_DEVICES
+from wino_tvm.math.tolerance import ACCURACY_BAR
 from wino_tvm.tune.space import Axes
 from wino_tvm.workload import Conv2dWorkload
 
@@ -13,7 +14,8 @@ H200 = KNOWN_DEVICES["h200"]
 
 def test_sweep_is_the_f23_space_within_the_bar_and_every_default() -> None:
     base = Conv2dWorkload(1, 256, 256, 256, 256, dtype="fp16")
-    pool = sweep(base, H200, Axes.parse("f23", (2, 4), [*SWEEP, "f23.strip=0,8"]))
+    pool = sweep(base, H200, Axes.parse("f23", (2, 4), [*SWEEP, "f23.strip=0,8"]),
+                 ACCURACY_BAR["fp16"])
     names = [cfg.name(wl) for wl, cfg, _ in pool]
     assert len(names) == len(set(names))
     # m = 4 is beyond the fp16 accuracy bar: never swept
@@ -22,6 +24,18 @@ def test_sweep_is_the_f23_space_within_the_bar_and_every_default() -> None:
     # whole rows of 128 tiles need more shared memory than the H200 has: strips only
     assert swept and {cfg.strip for cfg in swept} == {8}
     assert {why for *_, why in pool} >= {"f23 default", "lane default"}
+
+
+def test_a_bound_that_admits_f4x4_sweeps_f44_and_adds_its_default() -> None:
+    """--family f44 --bound 3e-3: f44's space at m = 4, every family's default within the bound
+    (f44's among them, first in the runtime's order at C = K = 512)."""
+    base = Conv2dWorkload(1, 128, 128, 512, 512, dtype="fp16")
+    pool = sweep(base, H200, Axes.parse("f44", (2, 4), []), 3e-3)
+    swept = [cfg.name(wl) for wl, cfg, why in pool if why == "sweep"]
+    assert len(swept) == 7 and all("-m4-f44-" in name for name in swept), swept
+    defaults = {why: cfg.name(wl) for wl, cfg, why in pool if why.endswith("default")}
+    assert defaults["f44 default"] == "fp16-fp32-m4-f44-bn256-pb-st4"
+    assert "f23 default" in defaults
 
 
 def test_workloads_are_issue_52s() -> None:
