@@ -55,8 +55,9 @@ constexpr int kStageBytes = kVBytes + kUBytes;
 constexpr int kSmemBytes = kStages * kStageBytes + 2 * kStages * 8;
 constexpr int kConsumerWarps = 8, kThreads = 32 * (kConsumerWarps + 1);  // + the producer warp
 constexpr int kNHalves = kBlockN / 128;  // m64n128k16 wgmmas a k-step (two for kBlockN 256)
-static_assert(kC % kChunkC == 0 && kK % kBlockN == 0 && kTilesPad % 2 == 0, "f44: F44Config.problems is out of step");
-static_assert(kTilesPad * kC * kTaps < (1LL << 40), "f44: offsets");
+// (ITrans's warps take two tiles each: kTilesPad is even.)
+static_assert(kC % kChunkC == 0 && kK % kBlockN == 0 && kTilesPad % 2 == 0,
+              "f44: F44Config.problems is out of step");
 // F44Config.smem_bytes computes the launch's dynamic shared memory on its own; they must agree.
 static_assert(kSmemBytes == {{SMEM_BYTES}}, "f44: F44Config.smem_bytes is out of step");
 
@@ -103,7 +104,8 @@ __device__ __forceinline__ void input_transform(const half* __restrict__ x, half
     for (int j = 0; j < kAlpha; ++j) {
       const int h = th * kM + i - 1, w = tw * kM + j - 1;
       d[i][j] = n < kN && h >= 0 && h < kH && w >= 0 && w < kW
-                    ? halves(*reinterpret_cast<const uint32_t*>(x + ((n * kH + h) * kW + w) * kC + c))
+                    ? halves(*reinterpret_cast<const uint32_t*>(
+                          x + ((n * kH + h) * kW + w) * kC + c))
                     : make_float2(0.f, 0.f);
     }
   unsigned char* dst = reinterpret_cast<unsigned char*>(V) +
@@ -144,7 +146,8 @@ __device__ __forceinline__ void weight_transform(const half* __restrict__ w, hal
 #pragma unroll
   for (int r = 0; r < 3; ++r)
 #pragma unroll
-    for (int s = 0; s < 3; ++s) g[r][s] = __half2float(w[((long long)(r * 3 + s) * kC + c) * kK + k]);
+    for (int s = 0; s < 3; ++s)
+      g[r][s] = __half2float(w[((long long)(r * 3 + s) * kC + c) * kK + k]);
   unsigned char* dst = reinterpret_cast<unsigned char*>(U) +
                        ((long long)(k / kBlockN) * kChunks + c / kChunkC) * kUBytes +
                        staged(kBlockN, column_of(k % kBlockN), c % kChunkC);
@@ -152,7 +155,8 @@ __device__ __forceinline__ void weight_transform(const half* __restrict__ w, hal
   for (int a = 0; a < kAlpha; ++a) {
     float gs[3];  // (G g)_a
 #pragma unroll
-    for (int s = 0; s < 3; ++s) gs[s] = kG[a][0] * g[0][s] + kG[a][1] * g[1][s] + kG[a][2] * g[2][s];
+    for (int s = 0; s < 3; ++s)
+      gs[s] = kG[a][0] * g[0][s] + kG[a][1] * g[1][s] + kG[a][2] * g[2][s];
 #pragma unroll
     for (int b = 0; b < kAlpha; ++b) {
       const long long tap_bytes = (long long)(a * kAlpha + b) * kColBlocks * kChunks * kUBytes;
@@ -237,10 +241,12 @@ __device__ __forceinline__ void batched_gemm(const half* __restrict__ V,
     if (lane != 0) return;
     for (int item = blockIdx.x, it = 0; item < kItems; item += step) {
       const Item at = item_at(item);
-      const unsigned char* v_src = reinterpret_cast<const unsigned char*>(V) +
-                                   ((long long)at.tap * kRowBlocks + at.row_block) * kChunks * kVBytes;
-      const unsigned char* u_src = reinterpret_cast<const unsigned char*>(U) +
-                                   ((long long)at.tap * kColBlocks + at.col_block) * kChunks * kUBytes;
+      const unsigned char* v_src =
+          reinterpret_cast<const unsigned char*>(V) +
+          ((long long)at.tap * kRowBlocks + at.row_block) * kChunks * kVBytes;
+      const unsigned char* u_src =
+          reinterpret_cast<const unsigned char*>(U) +
+          ((long long)at.tap * kColBlocks + at.col_block) * kChunks * kUBytes;
       for (int chunk = 0; chunk < kChunks; ++chunk, ++it) {
         const int s = it % kStages;
         if (it >= kStages) mbarrier_wait(empty(s), (it / kStages - 1) & 1);
