@@ -19,6 +19,7 @@ from wino_tvm.errors import WinoError
 from wino_tvm.kernels import FAMILIES, FamilyConfig, family, family_of, parse_config
 from wino_tvm.kernels.base import Fixed, Knob
 from wino_tvm.kernels.f23.config import F23Config
+from wino_tvm.kernels.f44.config import F44Config
 from wino_tvm.kernels.lane.config import LaneConfig
 from wino_tvm.kernels.pkf.config import PkfConfig
 from wino_tvm.workload import Conv2dWorkload
@@ -26,7 +27,7 @@ from wino_tvm.workload import Conv2dWorkload
 ROOT = Path(__file__).resolve().parents[2]
 TUNING_LOG = ROOT / "tuning_logs" / "h100.jsonl"
 H200 = KNOWN_DEVICES["h200"]
-CONFIGS = {"pkf": PkfConfig, "lane": LaneConfig, "f23": F23Config}
+CONFIGS = {"pkf": PkfConfig, "lane": LaneConfig, "f23": F23Config, "f44": F44Config}
 
 
 def _log_records() -> list[dict]:
@@ -35,14 +36,14 @@ def _log_records() -> list[dict]:
 
 def _family_of_name(name: str) -> str:
     tokens = name.split("-")
-    return "lane" if "lane" in tokens else "f23" if "f23" in tokens else "pkf"
+    return next((name for name in ("lane", "f23", "f44") if name in tokens), "pkf")
 
 
 # --- the registry -------------------------------------------------------------------------
 
 
-def test_registry_holds_the_three_families() -> None:
-    assert list(FAMILIES) == ["pkf", "lane", "f23"]
+def test_registry_holds_the_four_families() -> None:
+    assert list(FAMILIES) == ["pkf", "lane", "f23", "f44"]
     for name, fam in FAMILIES.items():
         assert fam.name == name and family(name) is fam
         assert fam.Config is CONFIGS[name] and fam.Config.FAMILY == name
@@ -246,7 +247,7 @@ def test_from_settings_refuses_a_value_outside_the_domain(config: type[FamilyCon
 
 @pytest.mark.parametrize("config, item, owners", [
     (LaneConfig, "fusion=full", "pkf"), (LaneConfig, "c_split=2", "f23"),
-    (LaneConfig, "tb_m=16", "pkf"), (PkfConfig, "stages=3", "lane / f23"),
+    (LaneConfig, "tb_m=16", "pkf"), (PkfConfig, "stages=3", "lane / f23 / f44"),
     (PkfConfig, "wgmma=1", "lane"), (F23Config, "tb_n=64", "pkf / lane"),
     (F23Config, "tap_split=2", "lane"), (LaneConfig, "tb_n", "pkf / lane"),
     (LaneConfig, "=16", None), (LaneConfig, "warp_k=16", None),
@@ -308,7 +309,7 @@ PRECISIONS = (("fp16", "fp32"), ("fp16", "fp16"), ("int8", "int32"), ("int8", "f
 # none in the others.
 TAKES = {("pkf", "fp16", "fp32"), ("pkf", "fp16", "fp16"), ("pkf", "int8", "int32"),
          ("lane", "fp16", "fp32"), ("lane", "fp16", "fp16"), ("lane", "int8", "fp16"),
-         ("f23", "fp16", "fp32"), ("f23", "int8", "fp32")}
+         ("f23", "fp16", "fp32"), ("f23", "int8", "fp32"), ("f44", "fp16", "fp32")}
 
 
 @pytest.mark.slow

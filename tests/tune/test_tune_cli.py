@@ -85,11 +85,11 @@ def test_cli_space_takes_families_and_axes() -> None:
      "error: --axis 'lane.warp=1': the lane family has no knob 'warp'; its knobs: tb_n, tb_k, "
      "wgmma, tma, exchange_own, stack, groups, k_split, stages, tap_split"),
     ("space", ["--family", "lane,gpu"],
-     "error: --family lane,gpu: unknown kernel family 'gpu': choose from pkf, lane, f23"),
+     "error: --family lane,gpu: unknown kernel family 'gpu': choose from pkf, lane, f23, f44"),
     ("space", ["--family", "pkf", "--axis", "lane.wgmma=1"],
      "error: --axis 'lane.wgmma=1': the lane family is not in --family pkf"),
     ("build", ["--axis", "tb_q=16", "--out", "unused"],
-     "error: --axis 'tb_q=16': no family of pkf, lane, f23 has a knob 'tb_q'"),
+     "error: --axis 'tb_q=16': no family of pkf, lane, f23, f44 has a knob 'tb_q'"),
 ])
 def test_cli_refuses_a_bad_axis_with_one_error_line(command: str, args: list[str],
                                                      message: str) -> None:

@@ -55,7 +55,7 @@ def test_stratified_sample_covers_every_structure() -> None:
     persistent = [c for c in space if c.cfg.FAMILY == "pkf" and c.cfg.persist]
     assert len(structures) > 4 and 0 < len(persistent) < len(space) // 10
     assert len(persistent) == 34
-    assert {s[0] for s in structures} == {"pkf", "lane", "f23"}
+    assert {s[0] for s in structures} == {"pkf", "lane", "f23", "f44"}
     for seed in range(3):
         picked, strategy = select(space, trials=len(structures), seed=seed)
         assert strategy == "stratified"

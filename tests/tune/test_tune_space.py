@@ -183,9 +183,11 @@ def test_sm_fill_is_softer_for_workloads_too_small_to_fill_the_gpu() -> None:
     assert space, "a small workload keeps a non-empty space"
     # the space the code before the families kept with `--f23 0,1` (commit 7bb888f: 614
     # configs), and the f23 configs of two chunks an input stage (xc2) on top
-    old = [c for c in space if getattr(c.cfg, "x_chunks", 1) == 1]
+    # and f44's at m = 4 (C, K = 512)
+    assert {c.wl.m for c in space if c.cfg.FAMILY == "f44"} == {4}
+    old = [c for c in space if getattr(c.cfg, "x_chunks", 1) == 1 and c.cfg.FAMILY != "f44"]
     assert len(old) == 614
-    assert {c.cfg.FAMILY for c in space if c not in old} == {"f23"}
+    assert {c.cfg.FAMILY for c in space if c not in old} == {"f23", "f44"}
     assert names_digest(old) == (
         "4c1ff244b58293cdf3c6f06fa509eb65c5f2d7ff83a337af757b224aa96e571d")
 
@@ -299,9 +301,12 @@ def test_default_space_is_the_old_one_with_f23() -> None:
     F(2, 3) configs were opt-in (`--f23 0,1`): the same configs, 5005 with them and 4973
     without. The f23 strips (sw) and two-chunk stages (xc) add their configs on top, the old
     ones unchanged."""
-    assert DEFAULT_AXES == Axes(families=("pkf", "lane", "f23"), m=(2, 4), knobs={})
+    assert DEFAULT_AXES == Axes(families=("pkf", "lane", "f23", "f44"), m=(2, 4), knobs={})
     wl = Conv2dWorkload(128, 28, 28, 128, 128, "fp16", 2)
     space, _ = default_space(wl)
+    # f44 (F(4x4), m = 4) adds its configs; the others' are as before
+    assert {c.wl.m for c in space if c.cfg.FAMILY == "f44"} == {4}
+    space = [c for c in space if c.cfg.FAMILY != "f44"]
     assert {c.cfg.FAMILY for c in space} == {"pkf", "lane", "f23"}
     whole_rows = [c for c in space if getattr(c.cfg, "strip", 0) == 0
                   and getattr(c.cfg, "x_chunks", 1) == 1]
@@ -371,9 +376,9 @@ def test_axes_parse_family_qualified_and_shared_knobs() -> None:
     ("", "lane.foo=1", "--axis 'lane.foo=1': the lane family has no knob 'foo'; its knobs: "
                        "tb_n, tb_k, wgmma, tma, exchange_own, stack, groups, k_split, stages, "
                        "tap_split"),
-    ("", "foo=1", "--axis 'foo=1': no family of pkf, lane, f23 has a knob 'foo'"),
+    ("", "foo=1", "--axis 'foo=1': no family of pkf, lane, f23, f44 has a knob 'foo'"),
     ("", "gpu.tb_n=16", "--axis 'gpu.tb_n=16': unknown kernel family 'gpu': choose one of "
-                        "pkf, lane, f23"),
+                        "pkf, lane, f23, f44"),
     ("pkf", "lane.wgmma=0,1", "--axis 'lane.wgmma=0,1': the lane family is not in --family pkf"),
     ("f23", "tb_n=16", "--axis 'tb_n=16': no family of f23 has a knob 'tb_n'"),
     ("", "lane.wgmma=0,2", "--axis 'lane.wgmma=0,2': the lane family's wgmma='2': choose one "
@@ -384,7 +389,7 @@ def test_axes_parse_family_qualified_and_shared_knobs() -> None:
     ("", "lane.tb_n=", "--axis 'lane.tb_n=': expected [FAMILY.]KNOB=V1,V2, e.g. "
                        "lane.wgmma=0,1"),
     ("pkf,gpu", "tb_n=16", "--family pkf,gpu: unknown kernel family 'gpu': choose from pkf, "
-                           "lane, f23"),
+                           "lane, f23, f44"),
 ])
 def test_axes_parse_refuses_with_one_line(families: str, item: str, message: str) -> None:
     with pytest.raises(WinoError) as info:
