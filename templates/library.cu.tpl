@@ -8,10 +8,14 @@
 // (one float in device memory), int8 rounded to nearest even and saturated to [-127, 127];
 // other libraries take a NULL y_scale.
 // Every entry point returns a cudaError_t as int (0 = success); wino_error_string names it.
-// The caller owns all memory: one workspace of wino_workspace_bytes(), 256-byte aligned (as
-// cudaMalloc and PyTorch's allocator return), which wino_weight_transform fills and
-// wino_forward reads, so it must outlive both, be passed to both at the same address and must
-// not be shared by concurrent calls.
+// The caller owns all memory, in two buffers 256-byte aligned (as cudaMalloc and PyTorch's
+// allocator return):
+// - the workspace, wino_workspace_bytes(), which wino_weight_transform fills and wino_forward
+//   reads, so it must outlive both and be passed to both at the same address;
+// - the scratch, wino_scratch_bytes() (any pointer where that is 0), what one wino_forward keeps
+//   between its kernels: free again when the call's work on its stream is done, so that
+//   libraries running in turn on one stream may share it.
+// Neither may be shared by concurrent calls.
 #include <cuda_runtime.h>
 #include <cuda_fp16.h>
 
@@ -40,20 +44,19 @@ typedef {{EPI_T}} EPI_T;  // bias and residual
 
 static const char* const kDescription = {{DESCRIPTION}};
 
-// ---- workspace layout: each buffer at a 2 MiB boundary inside the caller's buffer -----------
+// ---- buffer layout: each workspace at a 2 MiB boundary inside the caller's buffer ------------
 // A buffer across a 2 MiB boundary can slow the kernels that read it: on the H100 the N=128 14²
 // C=256 kernels, whose blocks re-read U from L2, took 1.06-1.18x longer with U across some
 // boundaries (experiments: workspace_placement). So the library aligns the caller's
-// 256-byte aligned buffer itself; wino_workspace_bytes() includes what that can skip.
+// 256-byte aligned buffers itself; the *_bytes() calls include what that can skip.
 static constexpr size_t kCallerAlign = 256;
 static constexpr size_t kAlign = size_t{2} << 20;
 static constexpr size_t wb_align(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
-{{WORKSPACE_OFFSETS}}
-static constexpr size_t kCallerBytes =
-    kWorkspaceBytes == 0 ? 0 : kWorkspaceBytes + kAlign - kCallerAlign;
+{{BUFFER_OFFSETS}}
+static constexpr size_t wb_caller_bytes(size_t n) { return n == 0 ? 0 : n + kAlign - kCallerAlign; }
 
-static char* wb_layout_base(void* workspace) {
-  return reinterpret_cast<char*>(wb_align(reinterpret_cast<uintptr_t>(workspace)));
+static char* wb_layout_base(void* buffer) {
+  return reinterpret_cast<char*>(wb_align(reinterpret_cast<uintptr_t>(buffer)));
 }
 
 // ---- kernel attributes ----------------------------------------------------------------------
@@ -72,16 +75,19 @@ static cudaError_t wb_configure_kernels() {
   return cudaSuccess;
 }
 
-static cudaError_t wb_check_workspace(const void* workspace) {
-  if (kWorkspaceBytes == 0) return cudaSuccess;
-  if (workspace == nullptr || reinterpret_cast<uintptr_t>(workspace) % kCallerAlign != 0) {
+// A buffer the layout needs must be there, aligned; one it does not need is never read.
+static cudaError_t wb_check_buffer(const void* buffer, size_t bytes) {
+  if (bytes == 0) return cudaSuccess;
+  if (buffer == nullptr || reinterpret_cast<uintptr_t>(buffer) % kCallerAlign != 0) {
     return cudaErrorInvalidValue;
   }
   return cudaSuccess;
 }
 
 // ---- C ABI ----------------------------------------------------------------------------------
-WB_API size_t wino_workspace_bytes(void) { return kCallerBytes; }
+WB_API size_t wino_workspace_bytes(void) { return wb_caller_bytes(kWorkspaceBytes); }
+
+WB_API size_t wino_scratch_bytes(void) { return wb_caller_bytes(kScratchBytes); }
 
 WB_API const char* wino_describe(void) { return kDescription; }
 
@@ -91,7 +97,7 @@ WB_API const char* wino_error_string(int code) {
 
 // Once per weight tensor: reads w, writes the transformed weights into the workspace.
 WB_API int wino_weight_transform(const void* wb_w, void* wb_workspace, cudaStream_t stream) {
-  WB_CHECK(wb_check_workspace(wb_workspace));
+  WB_CHECK(wb_check_buffer(wb_workspace, kWorkspaceBytes));
   WB_CHECK(wb_configure_kernels());
   // The generated kernels take non-const pointers; they do not write their inputs.
   [[maybe_unused]] IN_T* w = static_cast<IN_T*>(const_cast<void*>(wb_w));
@@ -104,9 +110,10 @@ WB_API int wino_weight_transform(const void* wb_w, void* wb_workspace, cudaStrea
 // Once per convolution: y = epilogue(conv(x, w)) with the weights wino_weight_transform left in
 // the workspace. bias, residual and y_scale must be non-NULL exactly when the kernels read them.
 WB_API int wino_forward(const void* wb_x, const void* wb_bias, const void* wb_residual,
-                        const void* wb_y_scale, void* wb_y, void* wb_workspace,
+                        const void* wb_y_scale, void* wb_y, void* wb_workspace, void* wb_scratch,
                         cudaStream_t stream) {
-  WB_CHECK(wb_check_workspace(wb_workspace));
+  WB_CHECK(wb_check_buffer(wb_workspace, kWorkspaceBytes));
+  WB_CHECK(wb_check_buffer(wb_scratch, kScratchBytes));
   if ((wb_bias != nullptr) != {{EPILOGUE_BIAS}} ||
       (wb_residual != nullptr) != {{EPILOGUE_RESIDUAL}} ||
       (wb_y_scale != nullptr) != {{SCALED_OUT}}) {
@@ -119,7 +126,8 @@ WB_API int wino_forward(const void* wb_x, const void* wb_bias, const void* wb_re
   [[maybe_unused]] float* y_scale = static_cast<float*>(const_cast<void*>(wb_y_scale));
   [[maybe_unused]] OUT_T* y = static_cast<OUT_T*>(wb_y);
   [[maybe_unused]] char* wb_base = wb_layout_base(wb_workspace);
-{{WORKSPACE_POINTERS}}
+  [[maybe_unused]] char* wb_scratch_base = wb_layout_base(wb_scratch);
+{{FORWARD_POINTERS}}
 {{FORWARD_BODY}}
   return cudaSuccess;
 }

@@ -33,7 +33,8 @@ MIB2 = 2 << 20  # the library puts each workspace at a 2 MiB boundary
 
 
 def direct_conv_source(dtype: str, n: int, h: int, w: int, c: int, k: int) -> str:
-    """A weight copy into a workspace and a naive direct conv, standing in for TVM's kernels."""
+    """A weight copy into the workspace, an input copy into the scratch and a naive direct conv
+    of that copy, standing in for TVM's kernels."""
     in_t, acc_t, out_t, conv = KERNEL_TYPES[dtype]
     return f"""
 #include <cuda_fp16.h>
@@ -41,6 +42,10 @@ def direct_conv_source(dtype: str, n: int, h: int, w: int, c: int, k: int) -> st
 extern "C" __global__ void copy_weights({in_t}* __restrict__ w, {in_t}* __restrict__ wt) {{
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < {9 * c * k}) wt[i] = w[i];
+}}
+extern "C" __global__ void copy_input({in_t}* __restrict__ x, {in_t}* __restrict__ xs) {{
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < {n * h * w * c}) xs[i] = x[i];
 }}
 extern "C" __global__ void direct_conv({in_t}* __restrict__ x, {in_t}* __restrict__ wt,
                                        {out_t}* __restrict__ y) {{
@@ -67,19 +72,23 @@ extern "C" __global__ void direct_conv({in_t}* __restrict__ x, {in_t}* __restric
 
 def direct_conv_spec(dtype: str = "fp16", shape: tuple[int, ...] = SMALL,
                      shared_bytes: int = 0) -> HarnessSpec:
-    """A hand-made spec: copy_weights (weight transform) and direct_conv (forward), plus an
-    unused odd-sized workspace that exercises the 2 MiB packing."""
+    """A hand-made spec: copy_weights (weight transform) to the workspace's wt; copy_input and
+    direct_conv (forward) through the scratch's xs, beside an unused odd-sized scratch buffer
+    that exercises the 2 MiB packing."""
     n, h, w, c, k = shape
     in_t = KERNEL_TYPES[dtype][0]
     return HarnessSpec(
         n=n, h=h, w=w, c=c, k=k, dtype=dtype, m=4, fusion="none", config_name=f"direct-{dtype}",
         commit="abc123", tolerance=1e-2 if dtype == "fp16" else 1e-6,
         kernels_source=direct_conv_source(dtype, *shape),
-        workspaces=(Workspace("wt", in_t, 9 * c * k), Workspace("scratch", "float", 3)),
+        workspaces=(Workspace("xs", in_t, n * h * w * c), Workspace("wt", in_t, 9 * c * k),
+                    Workspace("unused", "float", 3)),
         weight_launches=(Launch("copy_weights", (-(-9 * c * k // 256), 1, 1), (256, 1, 1), 0,
                                 ("w", "wt")),),
-        forward_launches=(Launch("direct_conv", (-(-n * h * w * k // 256), 1, 1), (256, 1, 1),
-                                 shared_bytes, ("x", "wt", "y")),),
+        forward_launches=(Launch("copy_input", (-(-n * h * w * c // 256), 1, 1), (256, 1, 1), 0,
+                                 ("x", "xs")),
+                          Launch("direct_conv", (-(-n * h * w * k // 256), 1, 1), (256, 1, 1),
+                                 shared_bytes, ("xs", "wt", "y"))),
     )
 
 
@@ -91,12 +100,14 @@ def write_direct_artifact(out_dir: Path, dtype: str = "fp16", shape: tuple[int, 
     return out_dir
 
 
-def expected_workspace_bytes(spec: HarnessSpec) -> int:
-    """Each workspace at a 2 MiB boundary, plus what aligning a 256-byte aligned base skips."""
+def expected_bytes(spec: HarnessSpec, names: tuple[str, ...]) -> int:
+    """The named workspaces, each at a 2 MiB boundary, plus what aligning a 256-byte aligned
+    base skips."""
     sizes = {"half": 2, "signed char": 1, "float": 4}
     end = 0
     for ws in spec.workspaces:
-        end = -(-end // MIB2) * MIB2 + sizes[ws.c_type] * ws.count
+        if ws.name in names:
+            end = -(-end // MIB2) * MIB2 + sizes[ws.c_type] * ws.count
     return end + MIB2 - 256
 
 
@@ -106,15 +117,20 @@ def test_render_has_kernels_abi_and_launches() -> None:
     source = render_library(spec)
     assert spec.kernels_source in source
     assert "{{" not in source
-    for name in ("wino_workspace_bytes", "wino_describe", "wino_error_string",
-                 "wino_weight_transform", "wino_forward"):
+    for name in ("wino_workspace_bytes", "wino_scratch_bytes", "wino_describe",
+                 "wino_error_string", "wino_weight_transform", "wino_forward"):
         assert re.search(rf"WB_API \w[\w ]*\*? ?{name}\(", source), name
     assert "typedef half IN_T;" in source and "typedef half OUT_T;" in source
-    # Workspaces packed into the one buffer at 2 MiB boundaries of its aligned base.
-    assert "kOffset0 = wb_align(0);  // wt" in source
-    assert "kOffset1 = wb_align(kOffset0 + sizeof(half) * 4608ull);  // scratch" in source
-    assert "kWorkspaceBytes = kOffset1 + sizeof(float) * 3ull;" in source
+    # What the weight launch writes goes into the workspace, the rest into the scratch, each
+    # packed at 2 MiB boundaries of its buffer's aligned base.
+    assert "kWorkspaceOffset0 = wb_align(0);  // wt" in source
+    assert "kWorkspaceBytes = kWorkspaceOffset0 + sizeof(half) * 4608ull;" in source
+    assert "kScratchOffset0 = wb_align(0);  // xs" in source
+    assert "kScratchOffset1 = wb_align(kScratchOffset0 + sizeof(half) * 2048ull);  // unused" \
+        in source
+    assert "kScratchBytes = kScratchOffset1 + sizeof(float) * 3ull;" in source
     assert source.count("char* wb_base = wb_layout_base(wb_workspace);") == 2
+    assert source.count("char* wb_scratch_base = wb_layout_base(wb_scratch);") == 1
     # Only the forward kernel is over 48 KB, so only it gets the attribute.
     assert source.count("cudaFuncSetAttribute") == 1
     assert "cudaFuncSetAttribute(direct_conv, cudaFuncAttributeMaxDynamicSharedMemorySize, " \
@@ -122,14 +138,25 @@ def test_render_has_kernels_abi_and_launches() -> None:
     weight = source[source.index("int wino_weight_transform("):source.index("int wino_forward(")]
     forward = source[source.index("int wino_forward("):]
     assert "copy_weights<<<dim3(18, 1, 1), dim3(256, 1, 1), 0, stream>>>(w, wt);" in weight
-    assert "direct_conv<<<" not in weight
-    assert "direct_conv<<<dim3(16, 1, 1), dim3(256, 1, 1), 65536, stream>>>(x, wt, y);" in forward
+    assert "direct_conv<<<" not in weight and " xs = " not in weight
+    assert "copy_input<<<dim3(8, 1, 1), dim3(256, 1, 1), 0, stream>>>(x, xs);" in forward
+    assert "direct_conv<<<dim3(16, 1, 1), dim3(256, 1, 1), 65536, stream>>>(xs, wt, y);" in forward
+    assert "half* xs = reinterpret_cast<half*>(wb_scratch_base + kScratchOffset0);" in forward
     assert forward.count('WB_CHECK_LAUNCH("direct_conv");') == 1
 
 
-def test_expected_workspace_bytes() -> None:
-    # wt: 9*16*32 halves = 9216 B at 0; scratch: 12 B at 2 MiB; plus 2 MiB - 256 of slack.
-    assert expected_workspace_bytes(direct_conv_spec()) == MIB2 + 12 + MIB2 - 256
+def test_expected_bytes() -> None:
+    # wt: 9*16*32 halves = 9216 B; xs: 4096 B at 0, unused: 12 B at 2 MiB; plus 2 MiB - 256.
+    spec = direct_conv_spec()
+    assert expected_bytes(spec, ("wt",)) == 9216 + MIB2 - 256
+    assert expected_bytes(spec, ("xs", "unused")) == MIB2 + 12 + MIB2 - 256
+
+
+def test_split_workspaces() -> None:
+    """Kept: what a weight launch writes; scratch: the rest, in the spec's order."""
+    kept, scratch = library.split_workspaces(direct_conv_spec())
+    assert [ws.name for ws in kept] == ["wt"]
+    assert [ws.name for ws in scratch] == ["xs", "unused"]
 
 
 def test_render_int8_types() -> None:
@@ -152,7 +179,7 @@ def test_describe_json() -> None:
 
 def test_render_rejects_forward_reading_weights() -> None:
     spec = direct_conv_spec()
-    launch = dataclasses.replace(spec.forward_launches[0], args=("x", "w", "y"))
+    launch = dataclasses.replace(spec.forward_launches[1], args=("x", "w", "y"))
     with pytest.raises(WinoError, match="wino_forward takes no weights"):
         render_library(dataclasses.replace(spec, forward_launches=(launch,)))
 
@@ -192,13 +219,14 @@ def test_kernels_file_matches_artifact_builder() -> None:
 def test_render_epilogue_pointer_checks() -> None:
     """wino_forward refuses a NULL bias it reads and a residual it was built without."""
     spec = direct_conv_spec()
-    launch = dataclasses.replace(spec.forward_launches[0], args=("x", "wt", "bias", "y"))
-    spec = dataclasses.replace(spec, forward_launches=(launch,), epilogue=("bias", "relu"))
+    copy, conv = spec.forward_launches
+    launch = dataclasses.replace(conv, args=("xs", "wt", "bias", "y"))
+    spec = dataclasses.replace(spec, forward_launches=(copy, launch), epilogue=("bias", "relu"))
     source = render_library(spec)
     check = ("if ((wb_bias != nullptr) != true ||\n      (wb_residual != nullptr) != false ||\n"
              "      (wb_y_scale != nullptr) != false) {")
     assert check in source
-    assert "direct_conv<<<" in source and "(x, wt, bias, y);" in source
+    assert "direct_conv<<<" in source and "(xs, wt, bias, y);" in source
     assert json.loads(library.describe_json(spec))["epilogue"] == ["bias", "relu"]
 
 
@@ -214,7 +242,8 @@ def test_compile_library_and_load(tmp_path: Path, dtype: str) -> None:
     # the library loads here; only the two functions that touch no CUDA are called.
     lib = WinoLibrary(so)
     spec = direct_conv_spec(dtype)
-    assert lib.workspace_bytes() == expected_workspace_bytes(spec)
+    assert lib.workspace_bytes() == expected_bytes(spec, ("wt",))
+    assert lib.scratch_bytes == expected_bytes(spec, ("xs", "unused"))
     assert lib.describe()["config"] == f"direct-{dtype}"
     # The kernels' extern "C" names stay hidden, so many variants can share a process.
     assert hasattr(lib._lib, "wino_forward")
@@ -225,8 +254,9 @@ def test_compile_library_and_load(tmp_path: Path, dtype: str) -> None:
 @pytest.mark.nvcc
 def test_compile_library_with_a_persistent_launch(tmp_path: Path) -> None:
     spec = direct_conv_spec()
-    launch = dataclasses.replace(spec.forward_launches[0], persistent=True)
-    spec = dataclasses.replace(spec, forward_launches=(launch,))
+    copy, conv = spec.forward_launches
+    conv = dataclasses.replace(conv, persistent=True)
+    spec = dataclasses.replace(spec, forward_launches=(copy, conv))
     write_artifact(spec, tmp_path, {KERNELS_FILE: spec.kernels_source})
     so = compile_library(tmp_path, "sm_90")
     source = (tmp_path / LIBRARY_SOURCE_FILE).read_text()
@@ -257,8 +287,10 @@ class FakeFunction:
 
 class FakeLibrary:
     def __init__(self, status: int = 0, abi_version: int = ABI_VERSION,
-                 epilogue: tuple[str, ...] = (), dtype: str = "fp16", out: str = "fp16") -> None:
+                 epilogue: tuple[str, ...] = (), dtype: str = "fp16", out: str = "fp16",
+                 scratch_bytes: int = 0) -> None:
         self.wino_workspace_bytes = FakeFunction(4096)
+        self.wino_scratch_bytes = FakeFunction(scratch_bytes)
         self.wino_describe = FakeFunction(json.dumps({
             "abi_version": abi_version, "epilogue": list(epilogue), "dtype": dtype, "out": out,
         }).encode())
@@ -270,7 +302,7 @@ class FakeLibrary:
 def test_wrapper_glue_with_fake_library() -> None:
     fake = FakeLibrary()
     lib = WinoLibrary("libfake.so", cdll=fake)
-    assert fake.wino_forward.argtypes == [ctypes.c_void_p] * 7
+    assert fake.wino_forward.argtypes == [ctypes.c_void_p] * 8
     assert fake.wino_forward.restype is ctypes.c_int
     assert fake.wino_weight_transform.argtypes == [ctypes.c_void_p] * 3
     assert fake.wino_workspace_bytes.restype is ctypes.c_size_t
@@ -278,14 +310,28 @@ def test_wrapper_glue_with_fake_library() -> None:
     lib.weight_transform(0x1000, 0x2000, 7)
     lib.forward(0x3000, 0x4000, 0x2000, 7)
     assert fake.wino_weight_transform.calls == [(0x1000, 0x2000, 7)]
-    assert fake.wino_forward.calls == [(0x3000, None, None, None, 0x4000, 0x2000, 7)]
+    assert fake.wino_forward.calls == [(0x3000, None, None, None, 0x4000, 0x2000, None, 7)]
+
+
+def test_wrapper_passes_and_checks_the_scratch() -> None:
+    """A library with a scratch takes its pointer on every forward; one without refuses it."""
+    fake = FakeLibrary(scratch_bytes=8192)
+    lib = WinoLibrary("libfake.so", cdll=fake)
+    assert lib.scratch_bytes == 8192
+    lib.forward(0x3000, 0x4000, 0x2000, 7, scratch_ptr=0x9000)
+    assert fake.wino_forward.calls == [(0x3000, None, None, None, 0x4000, 0x2000, 0x9000, 7)]
+    with pytest.raises(WinoError, match="takes a scratch of 8192 bytes: pass scratch_ptr"):
+        lib.forward(0x3000, 0x4000, 0x2000, 7)
+    with pytest.raises(WinoError, match="takes no scratch"):
+        WinoLibrary("libfake.so", cdll=FakeLibrary()).forward(1, 2, 3, 0, scratch_ptr=4)
+    assert len(fake.wino_forward.calls) == 1
 
 
 def test_wrapper_passes_and_checks_epilogue_pointers() -> None:
     fake = FakeLibrary(epilogue=("bias", "relu"))
     lib = WinoLibrary("libfake.so", cdll=fake)
     lib.forward(0x3000, 0x4000, 0x2000, 7, bias_ptr=0x5000)
-    assert fake.wino_forward.calls == [(0x3000, 0x5000, None, None, 0x4000, 0x2000, 7)]
+    assert fake.wino_forward.calls == [(0x3000, 0x5000, None, None, 0x4000, 0x2000, None, 7)]
     with pytest.raises(WinoError, match="built with bias,relu and fp16 output: pass bias_ptr when"):
         lib.forward(0x3000, 0x4000, 0x2000, 7)
     with pytest.raises(WinoError, match="pass residual_ptr only when"):
@@ -298,7 +344,7 @@ def test_wrapper_passes_and_checks_the_output_scale() -> None:
     fake = FakeLibrary(dtype="int8", out="int8")
     lib = WinoLibrary("libfake.so", cdll=fake)
     lib.forward(0x3000, 0x4000, 0x2000, 7, y_scale_ptr=0x7000)
-    assert fake.wino_forward.calls == [(0x3000, None, None, 0x7000, 0x4000, 0x2000, 7)]
+    assert fake.wino_forward.calls == [(0x3000, None, None, 0x7000, 0x4000, 0x2000, None, 7)]
     with pytest.raises(WinoError, match="no epilogue and int8 output: pass y_scale_ptr when"):
         lib.forward(0x3000, 0x4000, 0x2000, 7)
     other = WinoLibrary("libfake.so", cdll=FakeLibrary(dtype="int8", out="fp32"))
@@ -343,21 +389,30 @@ def test_library_computes_the_convolution(tmp_path: Path, dtype: str) -> None:
         wt = torch.randint(-127, 128, (3, 3, c, k), device="cuda", dtype=torch.int8)
     y = torch.full((n, h, w, k), float("nan"), device="cuda",
                    dtype=torch.float16 if dtype == "fp16" else torch.float32)
-    # The workspace 256 bytes past a 2 MiB boundary, the most the library's own alignment of
-    # its layout skips; the bytes around it must stay untouched.
-    size = lib.workspace_bytes()
-    raw = torch.zeros(size + 4 * MIB2, dtype=torch.uint8, device="cuda")
-    start = (-raw.data_ptr()) % MIB2 + 256
-    workspace = raw.data_ptr() + start
+    # Both buffers 256 bytes past a 2 MiB boundary, the most the library's own alignment of
+    # its layouts skips; the bytes around them must stay untouched.
     stream = torch.cuda.current_stream().cuda_stream
+    raws, starts, ptrs = [], [], []
+    for size in (lib.workspace_bytes(), lib.scratch_bytes):
+        raws.append(torch.zeros(size + 4 * MIB2, dtype=torch.uint8, device="cuda"))
+        starts.append((-raws[-1].data_ptr()) % MIB2 + 256)
+        ptrs.append(raws[-1].data_ptr() + starts[-1])
+    workspace, scratch = ptrs
     lib.weight_transform(wt.data_ptr(), workspace, stream)
-    lib.forward(x.data_ptr(), y.data_ptr(), workspace, stream)
-    torch.cuda.synchronize()
     ref = torch.nn.functional.conv2d(x.double().permute(0, 3, 1, 2),
                                      wt.double().permute(3, 2, 0, 1), padding=1)
-    err = (y.double() - ref.permute(0, 2, 3, 1)).norm() / ref.norm()
-    assert err < (1e-3 if dtype == "fp16" else 1e-7)
-    assert raw[start:start + size].any()  # the weights landed inside
-    assert not raw[:start].any() and not raw[start + size:].any()
-    with pytest.raises(WinoError, match="invalid argument"):
-        lib.forward(x.data_ptr(), y.data_ptr(), workspace + 8, stream)
+    for call in range(2):  # the scratch holds nothing between calls: poisoned before the second
+        y.fill_(float("nan"))
+        lib.forward(x.data_ptr(), y.data_ptr(), workspace, stream, scratch_ptr=scratch)
+        torch.cuda.synchronize()
+        err = (y.double() - ref.permute(0, 2, 3, 1)).norm() / ref.norm()
+        assert err < (1e-3 if dtype == "fp16" else 1e-7), call
+        for raw, start, size in zip(raws, starts, (lib.workspace_bytes(), lib.scratch_bytes),
+                                    strict=True):
+            assert raw[start:start + size].any()  # the weights and the input copy landed inside
+            assert not raw[:start].any() and not raw[start + size:].any()
+        raws[1][starts[1]:starts[1] + lib.scratch_bytes].fill_(0xFF)
+    for misaligned in ((workspace + 8, scratch), (workspace, scratch + 8)):
+        with pytest.raises(WinoError, match="invalid argument"):
+            lib.forward(x.data_ptr(), y.data_ptr(), misaligned[0], stream,
+                        scratch_ptr=misaligned[1])

@@ -1,14 +1,16 @@
 """Shared-library build of an artifact (templates/library.cu.tpl) and its ctypes wrapper. TVM-free.
 
 C ABI (every int is a cudaError_t, 0 = success):
-  size_t wino_workspace_bytes(void); const char* wino_describe(void) (JSON);
-  const char* wino_error_string(int);
+  size_t wino_workspace_bytes(void); size_t wino_scratch_bytes(void);
+  const char* wino_describe(void) (JSON); const char* wino_error_string(int);
   int wino_weight_transform(const void* w, void* workspace, cudaStream_t stream);
   int wino_forward(const void* x, const void* bias, const void* residual, const void* y_scale,
-                   void* y, void* workspace, cudaStream_t stream);
+                   void* y, void* workspace, void* scratch, cudaStream_t stream);
 x is NHWC, w HWIO, y and residual NHWK, bias K; bias and residual are NULL unless the library's
 epilogue reads them; y_scale (one float: y = conv / y_scale, int8 rounded and saturated) is NULL
-unless the library maps int8 inputs to an fp16 or int8 y. Pointers are device pointers and the
+unless the library maps int8 inputs to an fp16 or int8 y. The workspace holds the transformed
+weights; the scratch (NULL where wino_scratch_bytes() is 0) holds what one forward keeps between
+its kernels, so calls that run in turn may share it. Pointers are device pointers and the
 caller owns all memory.
 """
 
@@ -40,27 +42,36 @@ LIBRARY_SOURCE_FILE = "library.cu"
 LIBRARY_FILE = "libwino.so"
 # Must match wino_tvm.artifact.RECONSTRUCTED_FILE (that module imports TVM, so not imported here).
 KERNELS_FILE = "reconstructed.cu"
-ABI_VERSION = 3  # 2: wino_forward takes the epilogue's bias and residual; 3: and y_scale
+ABI_VERSION = 4  # 2: wino_forward takes the epilogue's bias and residual; 3: and y_scale;
+# 4: and a scratch buffer apart from the workspace
 # The ABI's own names, which a workspace must not shadow.
 _ABI_NAME = re.compile(r"wino_\w*")
 
 
-def _workspace_offsets(workspaces: Sequence[Workspace]) -> str:
-    """constexpr offsets of each workspace from the layout's aligned base, and where the
-    last one ends."""
+def split_workspaces(spec: HarnessSpec) -> tuple[tuple[Workspace, ...], tuple[Workspace, ...]]:
+    """(kept, scratch): the workspaces a weight launch writes, which every forward reads, and
+    the forward's own, which need not outlive a call."""
+    written = {arg for launch in spec.weight_launches for arg in launch.args}
+    return (tuple(ws for ws in spec.workspaces if ws.name in written),
+            tuple(ws for ws in spec.workspaces if ws.name not in written))
+
+
+def _buffer_offsets(workspaces: Sequence[Workspace], prefix: str) -> str:
+    """constexpr offsets of each workspace from its buffer's aligned base, and where the last
+    one ends (`{prefix}Bytes`)."""
     lines = []
     end = "0"
     for i, ws in enumerate(workspaces):
-        lines.append(f"static constexpr size_t kOffset{i} = wb_align({end});  // {ws.name}")
-        end = f"kOffset{i} + sizeof({ws.c_type}) * {ws.count}ull"
-    lines.append(f"static constexpr size_t kWorkspaceBytes = {end};")
+        lines.append(f"static constexpr size_t {prefix}Offset{i} = wb_align({end});  // {ws.name}")
+        end = f"{prefix}Offset{i} + sizeof({ws.c_type}) * {ws.count}ull"
+    lines.append(f"static constexpr size_t {prefix}Bytes = {end};")
     return "\n".join(lines)
 
 
-def _workspace_pointers(workspaces: Sequence[Workspace]) -> str:
+def _buffer_pointers(workspaces: Sequence[Workspace], prefix: str, base: str) -> str:
     return "\n".join(
         f"  [[maybe_unused]] {ws.c_type}* {ws.name} = "
-        f"reinterpret_cast<{ws.c_type}*>(wb_base + kOffset{i});"
+        f"reinterpret_cast<{ws.c_type}*>({base} + {prefix}Offset{i});"
         for i, ws in enumerate(workspaces)
     )
 
@@ -98,11 +109,16 @@ def render_library(spec: HarnessSpec) -> str:
     shadowing = [ws.name for ws in spec.workspaces if _ABI_NAME.fullmatch(ws.name)]
     if shadowing:
         raise WinoError(f"workspace names {shadowing} clash with the library ABI's wino_* names")
+    kept, scratch = split_workspaces(spec)
+    kept_pointers = _buffer_pointers(kept, "kWorkspace", "wb_base")
     values = {
         "KERNELS": spec.kernels_source,
         "DESCRIPTION": c_string(describe_json(spec)),
-        "WORKSPACE_OFFSETS": _workspace_offsets(spec.workspaces),
-        "WORKSPACE_POINTERS": _workspace_pointers(spec.workspaces),
+        "BUFFER_OFFSETS": "\n".join((_buffer_offsets(kept, "kWorkspace"),
+                                     _buffer_offsets(scratch, "kScratch"))),
+        "WORKSPACE_POINTERS": kept_pointers,
+        "FORWARD_POINTERS": "\n".join(filter(None, (
+            kept_pointers, _buffer_pointers(scratch, "kScratch", "wb_scratch_base")))),
         "KERNEL_ATTRS": render_kernel_attrs(spec.weight_launches + spec.forward_launches),
         "WEIGHT_TRANSFORM_BODY": render_launches(spec.weight_launches),
         "FORWARD_BODY": render_launches(spec.forward_launches),
@@ -160,10 +176,11 @@ class WinoLibrary:
         void_p = ctypes.c_void_p
         signatures = {
             "wino_workspace_bytes": (ctypes.c_size_t, []),
+            "wino_scratch_bytes": (ctypes.c_size_t, []),
             "wino_describe": (ctypes.c_char_p, []),
             "wino_error_string": (ctypes.c_char_p, [ctypes.c_int]),
             "wino_weight_transform": (ctypes.c_int, [void_p, void_p, void_p]),
-            "wino_forward": (ctypes.c_int, [void_p] * 7),
+            "wino_forward": (ctypes.c_int, [void_p] * 8),
         }
         for name, (restype, argtypes) in signatures.items():
             try:
@@ -181,6 +198,7 @@ class WinoLibrary:
         reads = forward_inputs(self.epilogue, self.dtype, self.out)
         # which of bias, residual, y_scale forward reads: checked on every call, so once here
         self._reads = tuple(name in reads for name in (*EPILOGUE_INPUTS, OUTPUT_SCALE))
+        self.scratch_bytes = int(self._lib.wino_scratch_bytes())
 
     def _check(self, status: int, what: str) -> None:
         if status != 0:
@@ -188,6 +206,7 @@ class WinoLibrary:
             raise WinoError(f"{what} in {self.path} failed: CUDA error {status} ({text})")
 
     def workspace_bytes(self) -> int:
+        """The buffer the weight transform fills, kept for every forward."""
         return int(self._lib.wino_workspace_bytes())
 
     def describe(self) -> dict:
@@ -197,10 +216,16 @@ class WinoLibrary:
         self._check(self._lib.wino_weight_transform(w_ptr, ws_ptr, stream), "wino_weight_transform")
 
     def forward(self, x_ptr: int, y_ptr: int, ws_ptr: int, stream: int = 0, *,
-                bias_ptr: int | None = None, residual_ptr: int | None = None,
-                y_scale_ptr: int | None = None) -> None:
-        """y = epilogue(conv(x)); bias_ptr / residual_ptr / y_scale_ptr exactly when the
-        library reads them (its epilogue; an int8 y)."""
+                scratch_ptr: int | None = None, bias_ptr: int | None = None,
+                residual_ptr: int | None = None, y_scale_ptr: int | None = None) -> None:
+        """y = epilogue(conv(x)); scratch_ptr (scratch_bytes, free for this call) where the
+        library has a scratch; bias_ptr / residual_ptr / y_scale_ptr exactly when it reads
+        them (its epilogue; an int8 y)."""
+        if (scratch_ptr is not None) != (self.scratch_bytes > 0):
+            raise WinoError(f"{self.path} takes " + (
+                f"a scratch of {self.scratch_bytes} bytes: pass scratch_ptr"
+                if self.scratch_bytes else "no scratch: pass scratch_ptr only when "
+                "scratch_bytes > 0"))
         ptrs = (bias_ptr, residual_ptr, y_scale_ptr)
         if self._reads != (bias_ptr is not None, residual_ptr is not None,
                            y_scale_ptr is not None):
@@ -211,6 +236,6 @@ class WinoLibrary:
                     raise WinoError(f"{self.path} was built with {built}: pass {name}_ptr "
                                     f"{'' if reads else 'only '}when it reads {name}")
         status = self._lib.wino_forward(x_ptr, bias_ptr, residual_ptr, y_scale_ptr, y_ptr, ws_ptr,
-                                        stream)
+                                        scratch_ptr, stream)
         if status:
             self._check(status, "wino_forward")

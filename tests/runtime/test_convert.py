@@ -162,6 +162,30 @@ def test_operator_fake_gives_a_channels_last_output():
     assert y.is_contiguous(memory_format=torch.channels_last)
 
 
+def test_released_handles_give_their_workspace_back():
+    """A kernel's handle lives as long as the kernel: released, its workspace is PyTorch's
+    again, and the operator refuses the handle with the fix."""
+    import gc
+    import weakref
+
+    from wino_tvm.runtime import ops
+
+    workspace = torch.empty(64, dtype=torch.uint8)
+    held = weakref.ref(workspace)
+    handle = ops.register(object(), workspace)
+    del workspace
+    other = ops.register(object(), torch.empty(1))
+    assert held() is not None and other != handle
+    ops.release(handle)
+    ops.release(other)
+    gc.collect()
+    assert held() is None
+    x = torch.empty(1, 16, 4, 4, dtype=torch.float16).contiguous(
+        memory_format=torch.channels_last)
+    with pytest.raises(WinoError, match=f"kernel {handle} is not registered .*convert the model"):
+        ops.run(x, None, None, handle, 16)
+
+
 
 class NormConv(nn.Module):
     """A diffusion decoder's pattern: GroupNorm, SiLU, conv; then a GroupNorm alone."""

@@ -128,3 +128,35 @@ def test_a_broadcast_residual_runs_as_pytorch_runs_it():
     x, mean = cl(torch.rand(1, 64, 16, 16)), torch.rand(1, 64, 1, 1, device="cuda").half()
     want = F.conv2d(x, layer.weight, layer.bias, padding=1) + mean
     assert torch.equal(layer(x, mean), want) and layer.choices == {}
+
+
+def test_f44_layers_keep_only_their_weights():
+    """f44's V and M come from PyTorch's allocator for each call: a layer keeps only its U, and
+    two layers run in turn take one scratch between them, not one each."""
+    torch.manual_seed(0)
+    bound = Policy(mode="trust", bound=3e-3)
+    layers = [Conv2d(512, 512, policy=bound).cuda().half().requires_grad_(False)
+              for _ in range(2)]
+    for layer in layers:
+        layer.weight.data /= 3 * 512**0.5
+    x = cl(torch.rand(1, 512, 128, 128) * 2 - 1)
+    with torch.inference_mode():
+        first = layers[0](x)  # decides and builds
+        y = layers[1](first)
+        kernel = next(iter(layers[0]._layer.kernels.values()))
+        assert kernel.cfg.FAMILY == "f44", layers[0].choices
+        scratch = kernel.library.scratch_bytes
+        # U: 36 x 512 x 512 halves (19 MB); V and M: 36 x 1024 tiles x 512 halves each
+        assert layers[0].workspace_bytes < scratch / 3
+        torch.cuda.synchronize()
+        before = torch.cuda.memory_allocated()
+        torch.cuda.reset_peak_memory_stats()
+        again = layers[1](layers[0](x))
+        torch.cuda.synchronize()
+        peak = torch.cuda.max_memory_allocated() - before
+    assert peak < 1.5 * scratch, (peak, scratch)
+    assert torch.equal(again, y)  # the reused scratch holds nothing a call needs
+    ref = F.conv2d(x.double(), layers[0].weight.double(), layers[0].bias.double(), padding=1)
+    (choice,) = layers[0].choices.values()
+    assert 0 < rel_l2(first, ref) <= rel_l2_tolerance(choice.wl)
+    assert torch.isfinite(y).all()

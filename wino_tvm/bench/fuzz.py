@@ -49,10 +49,13 @@ def run(case: FuzzCase, library: WinoLibrary, large: float = LARGE_OUTPUT) -> di
                                                              else 0)
     ref = ref.relu() if "relu" in wl.epilogue else ref
     workspace = torch.empty(library.workspace_bytes(), dtype=torch.uint8, device="cuda")
+    scratch = (torch.empty(library.scratch_bytes, dtype=torch.uint8, device="cuda")
+               if library.scratch_bytes else None)
     stream = torch.cuda.current_stream().cuda_stream
     library.weight_transform(w16.contiguous().data_ptr(), workspace.data_ptr(), stream)
     y = torch.full((wl.n, wl.h, wl.w, wl.k), float("nan"), dtype=torch.float16, device="cuda")
     library.forward(x16.contiguous().data_ptr(), y.data_ptr(), workspace.data_ptr(), stream,
+                    scratch_ptr=None if scratch is None else scratch.data_ptr(),
                     bias_ptr=None if b16 is None else b16.data_ptr(),
                     residual_ptr=None if r16 is None else r16.data_ptr())
     torch.cuda.synchronize()

@@ -167,6 +167,8 @@ def wino_case(library: Path, ops: Operands, stream: torch.cuda.Stream) -> Case:
     handle = stream.cuda_stream
     # Poisoned like the harness's workspaces: reading an element no kernel wrote gives NaN.
     workspace = torch.full((lib.workspace_bytes(),), 0xFF, dtype=torch.uint8, device="cuda")
+    scratch = (torch.full((lib.scratch_bytes,), 0xFF, dtype=torch.uint8, device="cuda")
+               if lib.scratch_bytes else None)
     lib.weight_transform(ops.w.data_ptr(), workspace.data_ptr(), handle)
     ys = ops.y_ring(TORCH_DTYPES[lib.out])
     scaled_y = OUTPUT_SCALE in forward_inputs(lib.epilogue, lib.dtype, lib.out)
@@ -192,6 +194,7 @@ def wino_case(library: Path, ops: Operands, stream: torch.cuda.Stream) -> Case:
 
     def call(r: int) -> None:
         lib.forward(ops.xs[r].data_ptr(), ys[r].data_ptr(), workspace.data_ptr(), handle,
+                    scratch_ptr=None if scratch is None else scratch.data_ptr(),
                     bias_ptr=None if bias is None else bias.data_ptr(),
                     residual_ptr=None if residuals is None else residuals[r].data_ptr(),
                     y_scale_ptr=None if y_scale is None else y_scale.data_ptr())

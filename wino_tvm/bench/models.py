@@ -56,6 +56,17 @@ def time_calls(call, iters: int, warmup: int = 3) -> float:
     return statistics.median(times)
 
 
+def call_memory_mb(call) -> float:
+    """What one call allocates above what was allocated before it, at its peak: activations,
+    and the kernels' scratch."""
+    torch.cuda.synchronize()
+    before = torch.cuda.memory_allocated()
+    torch.cuda.reset_peak_memory_stats()
+    call()
+    torch.cuda.synchronize()
+    return (torch.cuda.max_memory_allocated() - before) / 2**20
+
+
 def graphed(model: torch.nn.Module, x: torch.Tensor):
     """model(x) captured in a CUDA graph (after a warm-up on a side stream): its replay."""
     stream = torch.cuda.Stream()
@@ -167,6 +178,9 @@ def run_case(case: Case, policy: Policy, iters: int) -> list[dict]:
         base_out = base(x16)
         prebuild(base, converted, x16, policy)
         conv_out = converted(x16)  # decides every layer's kernel (measured)
+        memory = {"torch": call_memory_mb(lambda: base(x16)),
+                  "torch_nchw": call_memory_mb(lambda: base_nchw(x16_nchw)),
+                  "wino": call_memory_mb(lambda: converted(x16))}
         eager = {"torch": time_calls(lambda: base(x16), iters),
                  "torch_nchw": time_calls(lambda: base_nchw(x16_nchw), iters),
                  "wino": time_calls(lambda: converted(x16), iters)}
@@ -183,6 +197,10 @@ def run_case(case: Case, policy: Policy, iters: int) -> list[dict]:
         "torch": torch.__version__, "cudnn": torch.backends.cudnn.version(),
         "input": list(case.input_shape), "mode": policy.mode, "bound": policy.bound,
         "eager_ms": eager, "graph_ms": graph,
+        # a call's peak above the memory before it; and what the converted layers keep
+        "call_memory_mb": memory,
+        "workspace_mb": sum(module.workspace_bytes for module in converted.modules()
+                            if isinstance(module, wino_nn.Conv2d)) / 2**20,
         # against PyTorch in its faster memory format
         "speedup_eager": min(eager["torch"], eager["torch_nchw"]) / eager["wino"],
         "speedup_graph": min(graph["torch"], graph["torch_nchw"]) / graph["wino"],
@@ -213,18 +231,21 @@ def markdown(records: list[dict]) -> str:
              + (f"{models[0]['bound']:.1e} (explicit)" if models[0].get("bound")
                 else "the fp16 accuracy bar (default)") + ".", "",
              "| model | eager ms torch CL / NCHW / wino | speedup | graph ms torch CL / NCHW / "
-             "wino | speedup | conv layers on wino / eligible / all | their share of torch "
+             "wino | speedup | MB an eager call takes torch CL / NCHW / wino (+ kept by its "
+             "kernels) | conv layers on wino / eligible / all | their share of torch "
              "time | GroupNorms on wino / all | rel L2 vs fp32 torch / wino | PSNR dB torch / "
-             "wino |", "|---|---|---|---|---|---|---|---|---|---|"]
+             "wino |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for m in models:
         psnr = (f"{m['torch_fp16']['psnr_db']:.1f} / {m['wino_fp16']['psnr_db']:.1f}"
                 if "psnr_db" in m["wino_fp16"] else "-")
         eager, graph = m["eager_ms"], m["graph_ms"]
+        memory = (f"{m['call_memory_mb']['torch']:.0f} / {m['call_memory_mb']['torch_nchw']:.0f}"
+                  f" / {m['call_memory_mb']['wino']:.0f} (+ {m['workspace_mb']:.0f})")
         lines.append(
             f"| {m['model']} | {eager['torch']:.3f} / {eager['torch_nchw']:.3f} / "
             f"{eager['wino']:.3f} | {m['speedup_eager']:.2f}x | {graph['torch']:.3f} / "
             f"{graph['torch_nchw']:.3f} / {graph['wino']:.3f} | {m['speedup_graph']:.2f}x | "
-            f"{m['on_wino_kernels']} / {m['converted']} / {m['conv_layers']} | "
+            f"{memory} | {m['on_wino_kernels']} / {m['converted']} / {m['conv_layers']} | "
             f"{100 * m['wino_layer_time_share']:.0f}% | {m['norms_on_wino']} / "
             f"{m['norm_layers']} | {m['torch_fp16']['rel_l2_vs_fp32']:.1e} / "
             f"{m['wino_fp16']['rel_l2_vs_fp32']:.1e} | {psnr} |")

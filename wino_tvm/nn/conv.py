@@ -71,5 +71,11 @@ class Conv2d(torch.nn.Conv2d):
         """The kernel chosen per (N, H, W, epilogue) this layer has run: runtime.choice.Choice."""
         return dict(self._layer.choices)
 
+    @property
+    def workspace_bytes(self) -> int:
+        """GPU memory its kernels keep between calls: their transformed weights."""
+        return sum(kernel.workspace.numel() for kernel in self._layer.kernels.values()
+                   if kernel is not None)
+
     def extra_repr(self) -> str:
         return super().extra_repr() + (", relu=True" if self.relu else "")

@@ -1,7 +1,9 @@
 """One layer's kernel on the GPU: its cached library, and a workspace holding the layer's
-transformed weights (PyTorch)."""
+transformed weights (PyTorch); a forward's scratch comes from the allocator per call (ops)."""
 
 from __future__ import annotations
+
+import weakref
 
 import torch
 import torch.nn.functional as F
@@ -32,6 +34,7 @@ class ConvKernel:
         self.workspace = torch.empty(self.library.workspace_bytes(), dtype=torch.uint8,
                                      device=weight.device)
         self.handle = ops.register(self.library, self.workspace)
+        weakref.finalize(self, ops.release, self.handle)
         self.load_weight(weight)
 
     def load_weight(self, weight: torch.Tensor) -> None:

@@ -4,10 +4,14 @@ stream (torch.library.custom_op, with a fake for torch.compile and CUDA graphs).
 A kernel is registered with its workspace, which holds the layer's transformed weights. The
 operator takes the handle, not the workspace: its layout is relative to a 2 MiB boundary of
 the buffer's address (the library aligns it), so a copy at another address would read the
-weights at the wrong offsets; registered, it stays where it was filled."""
+weights at the wrong offsets; registered, it stays where it was filled, until its kernel is
+collected (candidates a decision timed and dropped give their workspaces back). A library's scratch
+(f44's V and M) is taken from PyTorch's allocator for each call and freed to its stream: the
+layers of a model, run in turn, share that memory instead of each holding its own."""
 
 from __future__ import annotations
 
+import itertools
 import threading
 
 import torch
@@ -15,16 +19,24 @@ import torch
 from ..errors import WinoError
 from ..library import WinoLibrary
 
-# (library, workspace) per handle, kept for the process.
-_KERNELS: list[tuple[WinoLibrary, torch.Tensor]] = []
+# (library, workspace) per handle, while its kernel lives.
+_KERNELS: dict[int, tuple[WinoLibrary, torch.Tensor]] = {}
+_HANDLES = itertools.count()
 _LOCK = threading.Lock()
 
 
 def register(library: WinoLibrary, workspace: torch.Tensor) -> int:
     """The handle wino_tvm::conv2d takes for library with this workspace."""
     with _LOCK:
-        _KERNELS.append((library, workspace))
-        return len(_KERNELS) - 1
+        handle = next(_HANDLES)
+        _KERNELS[handle] = (library, workspace)
+        return handle
+
+
+def release(handle: int) -> None:
+    """Forget handle, whose kernel is gone: its workspace goes back to PyTorch's allocator."""
+    with _LOCK:
+        _KERNELS.pop(handle, None)
 
 
 def _output(x: torch.Tensor, out_channels: int) -> torch.Tensor:
@@ -37,11 +49,19 @@ def run(x: torch.Tensor, bias: torch.Tensor | None, residual: torch.Tensor | Non
         handle: int, out_channels: int) -> torch.Tensor:
     """What wino_tvm::conv2d computes, called directly where no graph is traced (the
     dispatcher's per-call cost is a sizeable part of a small layer's)."""
-    library, workspace = _KERNELS[handle]
+    try:
+        library, workspace = _KERNELS[handle]
+    except KeyError:
+        raise WinoError(f"wino_tvm::conv2d: kernel {handle} is not registered (its layer was "
+                        "deleted, or the handle is not one wino-tvm gave): convert the model "
+                        "again") from None
     y = _output(x, out_channels)
+    scratch = (torch.empty(library.scratch_bytes, dtype=torch.uint8, device=x.device)
+               if library.scratch_bytes else None)
     library.forward(
         x.data_ptr(), y.data_ptr(), workspace.data_ptr(),
         torch.cuda.current_stream(x.device).cuda_stream,
+        scratch_ptr=None if scratch is None else scratch.data_ptr(),
         bias_ptr=None if bias is None else bias.data_ptr(),
         residual_ptr=None if residual is None else residual.data_ptr())
     return y
