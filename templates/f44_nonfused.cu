@@ -55,9 +55,7 @@ constexpr int kStageBytes = kVBytes + kUBytes;
 constexpr int kSmemBytes = kStages * kStageBytes + 2 * kStages * 8;
 constexpr int kConsumerWarps = 8, kThreads = 32 * (kConsumerWarps + 1);  // + the producer warp
 constexpr int kNHalves = kBlockN / 128;  // m64n128k16 wgmmas a k-step (two for kBlockN 256)
-// (ITrans's warps take two tiles each: kTilesPad is even.)
-static_assert(kC % kChunkC == 0 && kK % kBlockN == 0 && kTilesPad % 2 == 0,
-              "f44: F44Config.problems is out of step");
+static_assert(kC % kChunkC == 0 && kK % kBlockN == 0, "f44: F44Config.problems is out of step");
 // F44Config.smem_bytes computes the launch's dynamic shared memory on its own; they must agree.
 static_assert(kSmemBytes == {{SMEM_BYTES}}, "f44: F44Config.smem_bytes is out of step");
 
@@ -82,35 +80,92 @@ __device__ __forceinline__ uint32_t word(float a, float b) {
   return *reinterpret_cast<const uint32_t*>(&h);
 }
 
-// ---- ITrans: a thread per (tile, 2 channels); a warp two tiles x 32 channels -----------------
-// Two channels, not more: a thread holds its patch's 36 pixels as floats, and at four channels
-// (182 registers) one block an SM ran, the DRAM 25% busy (experiments: f44_template). A lane's
-// pair is 4 bytes of a pixel; 4 lanes fill a 16-byte unit of V, so each store of a warp writes
-// whole 32-byte sectors (two tiles, adjacent rows).
+// ---- ITrans: a block per (4 x 8 tiles of one image, 16 channels); a thread per (tile, 2 ch) ---
+// Adjacent tiles' 6x6 patches overlap (stride 4): a thread loading its own from global read x
+// 2.25 times from L2. A block copies its tiles' input region, (4 kPatchH + 2) x (4 kPatchW + 2)
+// pixels (1.2x its tiles' own), into shared memory once, zero outside the image, and its
+// threads read their patches from there.
+// Two channels a thread, not more: a thread holds its patch's 36 pixels as floats, and at four
+// channels (182 registers) one block an SM ran, the DRAM 25% busy (experiments: f44_template).
+// 16 channels a block, not 32: 256 threads at <= 128 registers keep two blocks an SM (512
+// threads would run one; 4 x 4 tiles at 32 channels read x 1.27x), and a pixel's 16 channels
+// are one whole 32-byte sector of x.
+// A warp takes 4 tiles of a patch row x 16 channels: its stores (4 lanes a 16-byte unit of V)
+// write two runs of 4 adjacent tile rows, 64 bytes each: whole sectors where kTilesW is even
+// (where it is odd, every other tile row's runs share their end sectors with neighbours').
+constexpr int kPatchH = 4, kPatchW = 8, kSliceC = 16;  // a block's tiles and channels
+constexpr int kPatchTiles = kPatchH * kPatchW, kSlices = kC / kSliceC;
+constexpr int kITransThreads = kPatchTiles * kSliceC / 2;
+constexpr int kPatchesH = (kTilesH + kPatchH - 1) / kPatchH;
+constexpr int kPatchesW = (kTilesW + kPatchW - 1) / kPatchW;
+constexpr long long kPatches = (long long)kN * kPatchesH * kPatchesW;
+// The GEMM reads every row below kTilesPad, and V's memory is not cleared: a few more blocks
+// write the padding rows' zeros.
+constexpr long long kPadPatches = (kTilesPad - kTiles + kPatchTiles - 1) / kPatchTiles;
+constexpr long long kITransBlocks = (kPatches + kPadPatches) * kSlices;
+// A region row keeps its pixels by column phase (column % 4), then column / 4: a warp's 4
+// tiles read columns 4 apart, i.e. adjacent 32-byte pixels, 128 contiguous bytes (no bank
+// conflict). kPhase = kPatchW + 1 columns a phase (36 a row for 34 pixels) and odd, so that
+// each 8 lanes' copies (4 adjacent columns, 2 halves) also fall in 8 distinct bank groups.
+constexpr int kRegionH = kPatchH * kM + 2, kRegionW = kPatchW * kM + 2, kPhase = kPatchW + 1;
+constexpr int kRegionSlots = 4 * kPhase;
+constexpr int kCopies = (kRegionH * kRegionSlots * 2 + kITransThreads - 1) / kITransThreads;
+static_assert(kC % kSliceC == 0 && kPatchW == 8 && kSliceC == 16,
+              "f44: ITrans's warps are half a patch row (4 tiles) x 8 channel pairs");
+static_assert(kPhase % 2 == 1 && kRegionW <= kRegionSlots, "f44: the region's row layout");
+// config.py's itrans_blocks and ITRANS_THREADS compute the launch on their own; they must agree.
+static_assert(kITransBlocks == {{ITRANS_BLOCKS}} && kITransThreads == {{ITRANS_THREADS}},
+              "f44: the ITrans launch is out of step");
+
 __device__ __forceinline__ void input_transform(const half* __restrict__ x, half* __restrict__ V) {
-  const long long id = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  const int lane = threadIdx.x & 31;
-  const long long warp = id >> 5;
-  const int slice = (int)(warp % (kC / 32));  // the warp's 32 channels
-  const long long t = warp / (kC / 32) * 2 + (lane >> 2 & 1);
-  if (t >= kTilesPad) return;
-  const int c = slice * 32 + (lane >> 3) * 8 + (lane & 3) * 2;
-  const int tw = (int)(t % kTilesW), th = (int)(t / kTilesW % kTilesH);
-  const long long n = t / ((long long)kTilesW * kTilesH);
+  __shared__ __align__(16) unsigned char region[kRegionH][kRegionSlots][kSliceC * 2];
+  // Slices first: the blocks reading adjacent sectors of the same pixels run together.
+  const long long patch = blockIdx.x / kSlices;
+  const int slice = (int)(blockIdx.x % kSlices);
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const int pi = warp / 2, pj = warp % 2 * 4 + lane / 8;  // the thread's tile in the patch
+  const int c = slice * kSliceC + (lane & 7) * 2;
+  const auto v_at = [&](long long t) {
+    return reinterpret_cast<unsigned char*>(V) +
+           ((t / kBlockM) * kChunks + c / kChunkC) * kVBytes +
+           staged(kBlockM, (int)(t % kBlockM), c % kChunkC);
+  };
+  constexpr long long kTapBytes = (long long)kRowBlocks * kChunks * kVBytes;
+  if (patch >= kPatches) {
+    const long long t = kTiles + (patch - kPatches) * kPatchTiles + pi * kPatchW + pj;
+    if (t >= kTilesPad) return;
+    unsigned char* dst = v_at(t);
+#pragma unroll
+    for (int tap = 0; tap < kTaps; ++tap) *reinterpret_cast<uint32_t*>(dst + tap * kTapBytes) = 0;
+    return;
+  }
+  const long long n = patch / ((long long)kPatchesH * kPatchesW);
+  const int ph = (int)(patch / kPatchesW % kPatchesH), pw = (int)(patch % kPatchesW);
+  const int h0 = ph * kPatchH * kM - 1, w0 = pw * kPatchW * kM - 1;  // the region's corner
+#pragma unroll
+  for (int k = 0; k < kCopies; ++k) {  // 16-byte copies: half a pixel's 16 channels each
+    const int s = k * kITransThreads + threadIdx.x;
+    const int row = s / (kRegionSlots * 2), col = s / 2 % kRegionSlots, part = s % 2;
+    if (row >= kRegionH || col >= kRegionW) continue;
+    const int h = h0 + row, w = w0 + col;
+    const bool inside = h >= 0 && h < kH && w >= 0 && w < kW;
+    cp_async_16(smem_address(&region[row][col % 4 * kPhase + col / 4][part * 16]),
+                inside ? x + ((n * kH + h) * kW + w) * kC + slice * kSliceC + part * 8 : x,
+                inside ? 16 : 0);
+  }
+  cp_async_commit();
+  cp_async_wait<0>();
+  __syncthreads();
+  const int th = ph * kPatchH + pi, tw = pw * kPatchW + pj;
+  if (th >= kTilesH || tw >= kTilesW) return;
   float2 d[kAlpha][kAlpha];
 #pragma unroll
   for (int i = 0; i < kAlpha; ++i)
 #pragma unroll
-    for (int j = 0; j < kAlpha; ++j) {
-      const int h = th * kM + i - 1, w = tw * kM + j - 1;
-      d[i][j] = n < kN && h >= 0 && h < kH && w >= 0 && w < kW
-                    ? halves(*reinterpret_cast<const uint32_t*>(
-                          x + ((n * kH + h) * kW + w) * kC + c))
-                    : make_float2(0.f, 0.f);
-    }
-  unsigned char* dst = reinterpret_cast<unsigned char*>(V) +
-                       ((long long)(t / kBlockM) * kChunks + c / kChunkC) * kVBytes +
-                       staged(kBlockM, (int)(t % kBlockM), c % kChunkC);
+    for (int j = 0; j < kAlpha; ++j)  // column 4 pj + j
+      d[i][j] = halves(*reinterpret_cast<const uint32_t*>(
+          &region[pi * kM + i][j % 4 * kPhase + pj + j / 4][(lane & 7) * 4]));
+  unsigned char* dst = v_at((n * kTilesH + th) * kTilesW + tw);
 #pragma unroll
   for (int b = 0; b < kAlpha; ++b) {
     float2 row[kAlpha];  // (d B)_ib
@@ -131,8 +186,7 @@ __device__ __forceinline__ void input_transform(const half* __restrict__ x, half
         if (kBT[a][i] == 0.f) continue;
         v.x += kBT[a][i] * row[i].x, v.y += kBT[a][i] * row[i].y;
       }
-      const long long tap_bytes = (long long)(a * kAlpha + b) * kRowBlocks * kChunks * kVBytes;
-      *reinterpret_cast<uint32_t*>(dst + tap_bytes) = word(v.x, v.y);
+      *reinterpret_cast<uint32_t*>(dst + (a * kAlpha + b) * kTapBytes) = word(v.x, v.y);
     }
   }
 }
@@ -366,8 +420,9 @@ __device__ __forceinline__ void output_transform(const half* __restrict__ M,
 
 }  // namespace wino_f44
 
-__global__ void __launch_bounds__(256) wino_f44_itrans(const half* __restrict__ x,
-                                                       half* __restrict__ V) {
+// Two blocks an SM: at most 128 registers a thread.
+__global__ void __launch_bounds__(wino_f44::kITransThreads, 2) wino_f44_itrans(
+    const half* __restrict__ x, half* __restrict__ V) {
   wino_f44::input_transform(x, V);
 }
 __global__ void __launch_bounds__(256) wino_f44_ktrans(const half* __restrict__ w,

@@ -21,6 +21,9 @@ MBARRIER_BYTES = 8
 CONSUMER_WARPS = 8
 TRANSFORM_THREADS = 256
 ITRANS_CHANNELS = 2  # channels an ITrans thread (templates/f44_nonfused.cu says why)
+ITRANS_PATCH = (4, 8)  # tile rows and columns an ITrans block, its input region read once
+ITRANS_SLICE = 16  # channels an ITrans block
+ITRANS_THREADS = ITRANS_PATCH[0] * ITRANS_PATCH[1] * ITRANS_SLICE // ITRANS_CHANNELS
 OTRANS_CHANNELS = 4  # channels an OTrans thread: 8-byte loads and stores
 # The kernels' element offsets are 64-bit, but V, M and U together must stay a workspace a
 # model can afford beside its activations: 1 GiB.
@@ -100,6 +103,16 @@ def tiles(wl: Conv2dWorkload) -> int:
 def padded_tiles(wl: Conv2dWorkload) -> int:
     """The GEMM's rows: the tiles, up to a whole block."""
     return -(-tiles(wl) // BLOCK_M) * BLOCK_M
+
+
+def itrans_blocks(wl: Conv2dWorkload) -> int:
+    """templates/f44_nonfused.cu's kITransBlocks: each image's patches of 4 x 8 tiles and the
+    padding rows' patches, each in slices of 16 channels."""
+    rows, cols = ITRANS_PATCH
+    tiles_h, tiles_w = -(-wl.h // M), -(-wl.w // M)
+    patches = wl.n * -(-tiles_h // rows) * -(-tiles_w // cols)
+    padding = -(-(padded_tiles(wl) - tiles(wl)) // (rows * cols))
+    return (patches + padding) * (wl.c // ITRANS_SLICE)
 
 
 def workspace_elements(wl: Conv2dWorkload) -> dict[str, int]:

@@ -10,12 +10,12 @@ from ...harness import COMMON, TEMPLATES, Kernels, Launch, Workspace, epilogue_f
 from ...math.winograd import transform_matrices
 from ...workload import Conv2dWorkload
 from .config import (
-    ITRANS_CHANNELS,
+    ITRANS_THREADS,
     OTRANS_CHANNELS,
     TRANSFORM_THREADS,
     F44Config,
     M,
-    padded_tiles,
+    itrans_blocks,
     tiles,
     workspace_elements,
 )
@@ -47,6 +47,7 @@ def f44_kernels(wl: Conv2dWorkload, cfg: F44Config) -> Kernels:
         "BLOCK_N": str(cfg.block_n), "STAGES": str(cfg.stages),
         "PERSIST": "true" if cfg.persist else "false",
         "SMEM_BYTES": str(cfg.smem_bytes(wl)),
+        "ITRANS_BLOCKS": str(itrans_blocks(wl)), "ITRANS_THREADS": str(ITRANS_THREADS),
         "B_T": c_matrix(b.T), "G": c_matrix(g), "A_T": c_matrix(a.T),
         "E_T": "half", "OTRANS_PARAMS": ", ".join(params),
         "PTX": (COMMON / "ptx.cuh").read_text().rstrip("\n"),
@@ -54,9 +55,8 @@ def f44_kernels(wl: Conv2dWorkload, cfg: F44Config) -> Kernels:
     })
     ktrans = Launch("wino_f44_ktrans", transform_threads(wl.c * wl.k), (TRANSFORM_THREADS, 1, 1),
                     0, ("w", "U"))
-    itrans = Launch("wino_f44_itrans",
-                    transform_threads(padded_tiles(wl) * wl.c // ITRANS_CHANNELS),
-                    (TRANSFORM_THREADS, 1, 1), 0, ("x", "V"))
+    itrans = Launch("wino_f44_itrans", (itrans_blocks(wl), 1, 1), (ITRANS_THREADS, 1, 1), 0,
+                    ("x", "V"))
     bgemm = Launch("wino_f44_bgemm", cfg.grid(wl), (cfg.threads(), 1, 1), cfg.smem_bytes(wl),
                    ("V", "U", "M"), persistent=cfg.persist)
     otrans = Launch("wino_f44_otrans", transform_threads(tiles(wl) * wl.k // OTRANS_CHANNELS),
