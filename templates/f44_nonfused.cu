@@ -80,11 +80,15 @@ __device__ __forceinline__ uint32_t word(float a, float b) {
   return *reinterpret_cast<const uint32_t*>(&h);
 }
 
-// ---- ITrans: a block per (4 x 8 tiles of one image, 16 channels); a thread per (tile, 2 ch) ---
+// ---- ITrans: a block per (4 x 8 tiles of one image, 16 channels) at a time; a thread per
+// (tile, 2 channels) ---------------------------------------------------------------------------
 // Adjacent tiles' 6x6 patches overlap (stride 4): a thread loading its own from global read x
 // 2.25 times from L2. A block copies its tiles' input region, (4 kPatchH + 2) x (4 kPatchW + 2)
 // pixels (1.2x its tiles' own), into shared memory once, zero outside the image, and its
 // threads read their patches from there.
+// Blocks are persistent and copy the next item's region while they transform this one's: with
+// one region a block, ITrans ran at 23% active warps (two blocks an SM), each block waiting
+// for its copies, and no faster than the threads' own loads (experiments: f44_itrans_smem).
 // Two channels a thread, not more: a thread holds its patch's 36 pixels as floats, and at four
 // channels (182 registers) one block an SM ran, the DRAM 25% busy (experiments: f44_template).
 // 16 channels a block, not 32: 256 threads at <= 128 registers keep two blocks an SM (512
@@ -99,10 +103,12 @@ constexpr int kITransThreads = kPatchTiles * kSliceC / 2;
 constexpr int kPatchesH = (kTilesH + kPatchH - 1) / kPatchH;
 constexpr int kPatchesW = (kTilesW + kPatchW - 1) / kPatchW;
 constexpr long long kPatches = (long long)kN * kPatchesH * kPatchesW;
-// The GEMM reads every row below kTilesPad, and V's memory is not cleared: a few more blocks
+// The GEMM reads every row below kTilesPad, and V's memory is not cleared: a few more items
 // write the padding rows' zeros.
 constexpr long long kPadPatches = (kTilesPad - kTiles + kPatchTiles - 1) / kPatchTiles;
-constexpr long long kITransBlocks = (kPatches + kPadPatches) * kSlices;
+// (patch, slice) items, slices first: the blocks reading adjacent sectors of the same pixels
+// run together.
+constexpr long long kITransItems = (kPatches + kPadPatches) * kSlices;
 // A region row keeps its pixels by column phase (column % 4), then column / 4: a warp's 4
 // tiles read columns 4 apart, i.e. adjacent 32-byte pixels, 128 contiguous bytes (no bank
 // conflict). kPhase = kPatchW + 1 columns a phase (36 a row for 34 pixels) and odd, so that
@@ -110,35 +116,20 @@ constexpr long long kITransBlocks = (kPatches + kPadPatches) * kSlices;
 constexpr int kRegionH = kPatchH * kM + 2, kRegionW = kPatchW * kM + 2, kPhase = kPatchW + 1;
 constexpr int kRegionSlots = 4 * kPhase;
 constexpr int kCopies = (kRegionH * kRegionSlots * 2 + kITransThreads - 1) / kITransThreads;
+using Region = unsigned char[kRegionH][kRegionSlots][kSliceC * 2];
 static_assert(kC % kSliceC == 0 && kPatchW == 8 && kSliceC == 16,
               "f44: ITrans's warps are half a patch row (4 tiles) x 8 channel pairs");
 static_assert(kPhase % 2 == 1 && kRegionW <= kRegionSlots, "f44: the region's row layout");
-// config.py's itrans_blocks and ITRANS_THREADS compute the launch on their own; they must agree.
-static_assert(kITransBlocks == {{ITRANS_BLOCKS}} && kITransThreads == {{ITRANS_THREADS}},
+// config.py's itrans_items and ITRANS_THREADS compute the launch on their own; they must agree.
+static_assert(kITransItems == {{ITRANS_ITEMS}} && kITransThreads == {{ITRANS_THREADS}},
               "f44: the ITrans launch is out of step");
 
-__device__ __forceinline__ void input_transform(const half* __restrict__ x, half* __restrict__ V) {
-  __shared__ __align__(16) unsigned char region[kRegionH][kRegionSlots][kSliceC * 2];
-  // Slices first: the blocks reading adjacent sectors of the same pixels run together.
-  const long long patch = blockIdx.x / kSlices;
-  const int slice = (int)(blockIdx.x % kSlices);
-  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  const int pi = warp / 2, pj = warp % 2 * 4 + lane / 8;  // the thread's tile in the patch
-  const int c = slice * kSliceC + (lane & 7) * 2;
-  const auto v_at = [&](long long t) {
-    return reinterpret_cast<unsigned char*>(V) +
-           ((t / kBlockM) * kChunks + c / kChunkC) * kVBytes +
-           staged(kBlockM, (int)(t % kBlockM), c % kChunkC);
-  };
-  constexpr long long kTapBytes = (long long)kRowBlocks * kChunks * kVBytes;
-  if (patch >= kPatches) {
-    const long long t = kTiles + (patch - kPatches) * kPatchTiles + pi * kPatchW + pj;
-    if (t >= kTilesPad) return;
-    unsigned char* dst = v_at(t);
-#pragma unroll
-    for (int tap = 0; tap < kTaps; ++tap) *reinterpret_cast<uint32_t*>(dst + tap * kTapBytes) = 0;
-    return;
-  }
+// Issue the copies of item's region (none for a padding item) into region.
+__device__ __forceinline__ void copy_region(const half* __restrict__ x, Region& region,
+                                            long long item) {
+  const long long patch = item / kSlices;
+  if (patch >= kPatches) return;
+  const int slice = (int)(item % kSlices);
   const long long n = patch / ((long long)kPatchesH * kPatchesW);
   const int ph = (int)(patch / kPatchesW % kPatchesH), pw = (int)(patch % kPatchesW);
   const int h0 = ph * kPatchH * kM - 1, w0 = pw * kPatchW * kM - 1;  // the region's corner
@@ -153,10 +144,33 @@ __device__ __forceinline__ void input_transform(const half* __restrict__ x, half
                 inside ? x + ((n * kH + h) * kW + w) * kC + slice * kSliceC + part * 8 : x,
                 inside ? 16 : 0);
   }
-  cp_async_commit();
-  cp_async_wait<0>();
-  __syncthreads();
-  const int th = ph * kPatchH + pi, tw = pw * kPatchW + pj;
+}
+
+// The thread's tile of item: V_t for its two channels from region (zeros for a padding row).
+__device__ __forceinline__ void transform_item(const Region& region, long long item,
+                                               half* __restrict__ V) {
+  const long long patch = item / kSlices;
+  const int slice = (int)(item % kSlices);
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const int pi = warp / 2, pj = warp % 2 * 4 + lane / 8;  // the thread's tile in the patch
+  const int c = slice * kSliceC + (lane & 7) * 2;
+  constexpr long long kTapBytes = (long long)kRowBlocks * kChunks * kVBytes;
+  const auto v_at = [&](long long t) {
+    return reinterpret_cast<unsigned char*>(V) +
+           ((t / kBlockM) * kChunks + c / kChunkC) * kVBytes +
+           staged(kBlockM, (int)(t % kBlockM), c % kChunkC);
+  };
+  if (patch >= kPatches) {
+    const long long t = kTiles + (patch - kPatches) * kPatchTiles + pi * kPatchW + pj;
+    if (t >= kTilesPad) return;
+    unsigned char* dst = v_at(t);
+#pragma unroll
+    for (int tap = 0; tap < kTaps; ++tap) *reinterpret_cast<uint32_t*>(dst + tap * kTapBytes) = 0;
+    return;
+  }
+  const long long n = patch / ((long long)kPatchesH * kPatchesW);
+  const int th = (int)(patch / kPatchesW % kPatchesH) * kPatchH + pi;
+  const int tw = (int)(patch % kPatchesW) * kPatchW + pj;
   if (th >= kTilesH || tw >= kTilesW) return;
   float2 d[kAlpha][kAlpha];
 #pragma unroll
@@ -188,6 +202,24 @@ __device__ __forceinline__ void input_transform(const half* __restrict__ x, half
       }
       *reinterpret_cast<uint32_t*>(dst + (a * kAlpha + b) * kTapBytes) = word(v.x, v.y);
     }
+  }
+}
+
+// A resident block's items, every gridDim.x-th: two regions, the next one's copies in flight
+// while this one is transformed.
+__device__ __forceinline__ void input_transform(const half* __restrict__ x, half* __restrict__ V) {
+  __shared__ __align__(16) Region regions[2];
+  long long item = blockIdx.x;
+  copy_region(x, regions[0], item);
+  cp_async_commit();
+  for (int i = 0; item < kITransItems; item += gridDim.x, ++i) {
+    // regions[(i + 1) % 2] was last read in the previous item, before its closing barrier
+    if (item + gridDim.x < kITransItems) copy_region(x, regions[(i + 1) % 2], item + gridDim.x);
+    cp_async_commit();
+    cp_async_wait<1>();  // this item's copies (the thread's own); the barrier makes them all
+    __syncthreads();
+    transform_item(regions[i % 2], item, V);
+    __syncthreads();
   }
 }
 

@@ -114,11 +114,12 @@ def test_filled_source_takes_the_projects_matrices_and_launches() -> None:
     assert ktrans.kernel == "wino_f44_ktrans" and ktrans.args == ("w", "U")
     itrans, bgemm, otrans = kernels.forward_launches
     assert (itrans.kernel, itrans.args) == ("wino_f44_itrans", ("x", "V"))
-    # a block per 4 x 8 tiles (3 x 2 patches of each image's 10 x 12 tiles; one more for the
-    # 24 padding rows) and 16 channels, a thread per tile and 2 channels; static shared memory
+    # items of 4 x 8 tiles (3 x 2 patches of each image's 10 x 12 tiles; one more for the 24
+    # padding rows) and 16 channels, a thread per tile and 2 channels; persistent blocks (at
+    # most one an item), static shared memory
     assert itrans.grid == ((3 * 3 * 2 + 1) * 128 // 16, 1, 1) and itrans.block == (256, 1, 1)
-    assert itrans.shared_bytes == 0 and padded - tiles == 24
-    assert "static_assert(kITransBlocks == 152 && kITransThreads == 256," in kernels.source
+    assert itrans.shared_bytes == 0 and itrans.persistent and padded - tiles == 24
+    assert "static_assert(kITransItems == 152 && kITransThreads == 256," in kernels.source
     assert (bgemm.kernel, bgemm.args, bgemm.persistent) == ("wino_f44_bgemm", ("V", "U", "M"), True)
     assert bgemm.grid == (padded // 128 * 36, 1, 1) and bgemm.block == (288, 1, 1)
     assert bgemm.shared_bytes == cfg.smem_bytes(wl) == 4 * (128 + 256) * 128 + 4 * 16

@@ -105,9 +105,10 @@ def padded_tiles(wl: Conv2dWorkload) -> int:
     return -(-tiles(wl) // BLOCK_M) * BLOCK_M
 
 
-def itrans_blocks(wl: Conv2dWorkload) -> int:
-    """templates/f44_nonfused.cu's kITransBlocks: each image's patches of 4 x 8 tiles and the
-    padding rows' patches, each in slices of 16 channels."""
+def itrans_items(wl: Conv2dWorkload) -> int:
+    """templates/f44_nonfused.cu's kITransItems: each image's patches of 4 x 8 tiles and the
+    padding rows' patches, each in slices of 16 channels (the persistent launch's most
+    blocks)."""
     rows, cols = ITRANS_PATCH
     tiles_h, tiles_w = -(-wl.h // M), -(-wl.w // M)
     patches = wl.n * -(-tiles_h // rows) * -(-tiles_w // cols)

@@ -15,7 +15,7 @@ from .config import (
     TRANSFORM_THREADS,
     F44Config,
     M,
-    itrans_blocks,
+    itrans_items,
     tiles,
     workspace_elements,
 )
@@ -47,7 +47,7 @@ def f44_kernels(wl: Conv2dWorkload, cfg: F44Config) -> Kernels:
         "BLOCK_N": str(cfg.block_n), "STAGES": str(cfg.stages),
         "PERSIST": "true" if cfg.persist else "false",
         "SMEM_BYTES": str(cfg.smem_bytes(wl)),
-        "ITRANS_BLOCKS": str(itrans_blocks(wl)), "ITRANS_THREADS": str(ITRANS_THREADS),
+        "ITRANS_ITEMS": str(itrans_items(wl)), "ITRANS_THREADS": str(ITRANS_THREADS),
         "B_T": c_matrix(b.T), "G": c_matrix(g), "A_T": c_matrix(a.T),
         "E_T": "half", "OTRANS_PARAMS": ", ".join(params),
         "PTX": (COMMON / "ptx.cuh").read_text().rstrip("\n"),
@@ -55,8 +55,8 @@ def f44_kernels(wl: Conv2dWorkload, cfg: F44Config) -> Kernels:
     })
     ktrans = Launch("wino_f44_ktrans", transform_threads(wl.c * wl.k), (TRANSFORM_THREADS, 1, 1),
                     0, ("w", "U"))
-    itrans = Launch("wino_f44_itrans", (itrans_blocks(wl), 1, 1), (ITRANS_THREADS, 1, 1), 0,
-                    ("x", "V"))
+    itrans = Launch("wino_f44_itrans", (itrans_items(wl), 1, 1), (ITRANS_THREADS, 1, 1), 0,
+                    ("x", "V"), persistent=True)
     bgemm = Launch("wino_f44_bgemm", cfg.grid(wl), (cfg.threads(), 1, 1), cfg.smem_bytes(wl),
                    ("V", "U", "M"), persistent=cfg.persist)
     otrans = Launch("wino_f44_otrans", transform_threads(tiles(wl) * wl.k // OTRANS_CHANNELS),
