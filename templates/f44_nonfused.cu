@@ -279,8 +279,8 @@ __device__ __forceinline__ void wgmma(float (&d)[64], uint64_t a, uint64_t b, bo
 
 // A block's outputs: 128 tiles x kBlockN channels of one tap (an item). Items are numbered
 // channels first, so that the blocks reading the same V chunks run together; with kPersist a
-// resident block takes every gridDim.x-th item, its producer copying the next item's chunks
-// while the warpgroups store this one's M.
+// resident block takes every gridDim.x-th unit of work, its producer copying the next unit's
+// chunks while the warpgroups store this one's M.
 struct Item {
   int col_block, row_block, tap;
 };
@@ -288,14 +288,36 @@ __device__ __forceinline__ Item item_at(int item) {
   return {item % kColBlocks, item / kColBlocks % kRowBlocks, item / (kColBlocks * kRowBlocks)};
 }
 
-__device__ __forceinline__ void store_m(const float (&acc)[kNHalves][64], Item item, int warp,
+// A unit of work: an item's columns 128 first .. 128 (first + halves) - 1. Where the last round
+// of `step` resident blocks would leave SMs idle (576 items on 132 SMs: 48 in the fifth
+// round), its items go as two units of 128 columns, so that it takes half as long (kBlockN 256
+// only; the halves come after the whole items).
+struct Unit {
+  Item item;
+  int first, halves;
+};
+__device__ __forceinline__ int whole_items(int step) {
+  const int tail = kItems % step;
+  return kNHalves == 2 && 2 * tail <= step ? kItems - tail : kItems;
+}
+__device__ __forceinline__ int units(int step) {
+  return 2 * kItems - whole_items(step);
+}
+__device__ __forceinline__ Unit unit_at(int unit, int whole) {
+  if (unit < whole) return {item_at(unit), 0, kNHalves};
+  return {item_at(whole + (unit - whole) / 2), (unit - whole) % 2, 1};
+}
+
+__device__ __forceinline__ void store_m(const float (&acc)[kNHalves][64], Unit unit, int warp,
                                        int lane, half* __restrict__ M) {
   // M[tap][tile][k], fp16: each lane's rows 16 warp + lane / 4 (+ 8), 8 channels per 16 bytes.
+  const Item item = unit.item;
   const long long row = (long long)item.row_block * kBlockM + 16 * warp + (lane >> 2);
   half* m_at = M + ((long long)item.tap * kTilesPad + row) * kK + item.col_block * kBlockN +
-               (lane & 3) * 8;
+               128 * unit.first + (lane & 3) * 8;
 #pragma unroll
-  for (int h = 0; h < kNHalves; ++h)
+  for (int h = 0; h < kNHalves; ++h) {
+    if (h == unit.halves) break;
 #pragma unroll
     for (int run = 0; run < 4; ++run)
 #pragma unroll
@@ -304,19 +326,55 @@ __device__ __forceinline__ void store_m(const float (&acc)[kNHalves][64], Item i
         *reinterpret_cast<uint4*>(m_at + r8 * 8LL * kK + 128 * h + 32 * run) =
             make_uint4(word(f[0], f[1]), word(f[4], f[5]), word(f[8], f[9]), word(f[12], f[13]));
       }
+  }
+}
+
+// The stage's barriers: its operands have landed (full), its consumers are done with it (empty).
+__device__ __forceinline__ uint32_t full_bar(uint32_t bars, int s) { return bars + 8 * s; }
+__device__ __forceinline__ uint32_t empty_bar(uint32_t bars, int s) {
+  return bars + 8 * (kStages + s);
+}
+
+// A warpgroup's MMAs of one unit of `halves` halves, its columns from 128 first, over the
+// chunks of C; `it` counts the block's chunks (stage it % kStages, phase it / kStages).
+template <int kHalves>
+__device__ __forceinline__ void unit_mma(float (&acc)[kNHalves][64], uint32_t base,
+                                         uint32_t bars, int first, int warpgroup, int lane,
+                                         int& it) {
+  for (int chunk = 0; chunk < kChunks; ++chunk, ++it) {
+    const int s = it % kStages;
+    mbarrier_wait(full_bar(bars, s), it / kStages & 1);
+    const uint32_t v_at = base + s * kStageBytes, u_at = v_at + kVBytes;
+    wgmma_fence();
+#pragma unroll
+    for (int k16 = 0; k16 < kChunkC / 16; ++k16) {
+      const uint64_t a =
+          descriptor(v_at + (2 * k16 * kBlockM + 64 * warpgroup) * 16, kBlockM * 16);
+#pragma unroll
+      for (int h = 0; h < kHalves; ++h)
+        wgmma(acc[h], a,
+              descriptor(u_at + (2 * k16 * kBlockN + 128 * (first + h)) * 16, kBlockN * 16),
+              chunk > 0 || k16 > 0);
+    }
+    wgmma_commit();
+    // The last chunk's MMAs are done in this warp: its stage may be refilled.
+    wgmma_wait<1>();
+    if (chunk > 0 && lane == 0) mbarrier_arrive(empty_bar(bars, (it - 1) % kStages));
+  }
+  wgmma_wait<0>();
+  if (lane == 0) mbarrier_arrive(empty_bar(bars, (it - 1) % kStages));
 }
 
 __device__ __forceinline__ void batched_gemm(const half* __restrict__ V,
                                              const half* __restrict__ U, half* __restrict__ M) {
   extern __shared__ __align__(128) unsigned char smem[];
   const uint32_t base = smem_address(smem), bars = base + kStages * kStageBytes;
-  const auto full = [&](int s) { return bars + 8 * s; };
-  const auto empty = [&](int s) { return bars + 8 * (kStages + s); };
   const int step = kPersist ? gridDim.x : kItems;
+  const int whole = whole_items(step), n_units = units(step);
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
-      mbarrier_init(full(s), 1);
-      mbarrier_init(empty(s), kConsumerWarps);
+      mbarrier_init(full_bar(bars, s), 1);
+      mbarrier_init(empty_bar(bars, s), kConsumerWarps);
     }
     mbarrier_init_fence();
   }
@@ -325,55 +383,53 @@ __device__ __forceinline__ void batched_gemm(const half* __restrict__ V,
   // it counts the block's chunks over all its items: stage it % kStages, phase it / kStages.
   if (warp == kConsumerWarps) {  // the producer: one thread issues both operands' copies
     if (lane != 0) return;
-    for (int item = blockIdx.x, it = 0; item < kItems; item += step) {
-      const Item at = item_at(item);
+    for (int unit = blockIdx.x, it = 0; unit < n_units; unit += step) {
+      const Unit u = unit_at(unit, whole);
+      const Item at = u.item;
       const unsigned char* v_src =
           reinterpret_cast<const unsigned char*>(V) +
           ((long long)at.tap * kRowBlocks + at.row_block) * kChunks * kVBytes;
       const unsigned char* u_src =
           reinterpret_cast<const unsigned char*>(U) +
           ((long long)at.tap * kColBlocks + at.col_block) * kChunks * kUBytes;
+      // A half's rows of U are 2 KB of each 8-channel group: one copy a group, to where the
+      // whole chunk would put them.
+      const int u_bytes = kUBytes / kNHalves * u.halves, u_first = 128 * 16 * u.first;
       for (int chunk = 0; chunk < kChunks; ++chunk, ++it) {
         const int s = it % kStages;
-        if (it >= kStages) mbarrier_wait(empty(s), (it / kStages - 1) & 1);
-        mbarrier_expect_tx(full(s), kStageBytes);
-        tma_copy(base + s * kStageBytes, v_src + (long long)chunk * kVBytes, kVBytes, full(s));
-        tma_copy(base + s * kStageBytes + kVBytes, u_src + (long long)chunk * kUBytes, kUBytes,
-                 full(s));
+        if (it >= kStages) mbarrier_wait(empty_bar(bars, s), (it / kStages - 1) & 1);
+        const uint32_t full = full_bar(bars, s), u_dst = base + s * kStageBytes + kVBytes;
+        mbarrier_expect_tx(full, kVBytes + u_bytes);
+        tma_copy(base + s * kStageBytes, v_src + (long long)chunk * kVBytes, kVBytes, full);
+        if (u.halves == kNHalves) {
+          tma_copy(u_dst, u_src + (long long)chunk * kUBytes, kUBytes, full);
+        } else {
+          for (int g = 0; g < kChunkC / 8; ++g)
+            tma_copy(u_dst + g * kBlockN * 16 + u_first,
+                     u_src + (long long)chunk * kUBytes + g * kBlockN * 16 + u_first, 128 * 16,
+                     full);
+        }
       }
     }
     return;
   }
   const int warpgroup = warp >> 2;  // rows 64 warpgroup .. + 63 of the block's 128
   float acc[kNHalves][64];
-  for (int item = blockIdx.x, it = 0; item < kItems; item += step) {
-    for (int chunk = 0; chunk < kChunks; ++chunk, ++it) {
-      const int s = it % kStages;
-      mbarrier_wait(full(s), it / kStages & 1);
-      const uint32_t v_at = base + s * kStageBytes, u_at = v_at + kVBytes;
-      wgmma_fence();
-#pragma unroll
-      for (int k16 = 0; k16 < kChunkC / 16; ++k16) {
-        const uint64_t a =
-            descriptor(v_at + (2 * k16 * kBlockM + 64 * warpgroup) * 16, kBlockM * 16);
-#pragma unroll
-        for (int h = 0; h < kNHalves; ++h)
-          wgmma(acc[h], a, descriptor(u_at + (2 * k16 * kBlockN + 128 * h) * 16, kBlockN * 16),
-                chunk > 0 || k16 > 0);
-      }
-      wgmma_commit();
-      // The last chunk's MMAs are done in this warp: its stage may be refilled.
-      wgmma_wait<1>();
-      if (chunk > 0 && lane == 0) mbarrier_arrive(empty((it - 1) % kStages));
+  for (int unit = blockIdx.x, it = 0; unit < n_units; unit += step) {
+    const Unit u = unit_at(unit, whole);
+    // Two copies of the loop, each with its own count of wgmmas: one loop that skipped the
+    // second half's made ptxas serialise every wgmma (a warpgroup arrive in a divergent path).
+    if (u.halves == kNHalves) {
+      unit_mma<kNHalves>(acc, base, bars, u.first, warpgroup, lane, it);
+    } else {
+      unit_mma<1>(acc, base, bars, u.first, warpgroup, lane, it);
     }
-    wgmma_wait<0>();
-    if (lane == 0) mbarrier_arrive(empty((it - 1) % kStages));
     // Ties the accumulators to the wait, so that no read of them moves above it.
 #pragma unroll
     for (int h = 0; h < kNHalves; ++h)
 #pragma unroll
       for (int i = 0; i < 64; ++i) asm volatile("" : "+f"(acc[h][i]));
-    store_m(acc, item_at(item), warp, lane, M);
+    store_m(acc, u, warp, lane, M);
   }
 }
 

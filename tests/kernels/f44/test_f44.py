@@ -179,7 +179,9 @@ def test_a_plain_f44_record_competes_with_f23_records_of_the_layers_epilogue() -
 
 VARIANTS = {
     # odd N, H, W and C != K with the whole epilogue; a tile count past one block of 128; the
-    # narrow GEMM block; one image smaller than a tile row; three chunks of C, two stages
+    # narrow GEMM block; one image smaller than a tile row; three chunks of C, two stages;
+    # GEMM items in halves of 128 columns: all 36 of them, and (on 132 SMs) the 12 of 144 past
+    # the first round
     "c128_k256_odd_epilogue_pb": (fp16(3, 37, 45, 128, 256, epilogue=ALL), PB),
     "c128_k256_odd_epilogue": (fp16(3, 37, 45, 128, 256, epilogue=ALL), F44Config()),
     "c192_k128_bn128_bias_pb": (fp16(2, 30, 17, 192, 128, epilogue=("bias",)),
@@ -187,6 +189,9 @@ VARIANTS = {
     "c64_k128_tiny_residual_relu": (fp16(1, 7, 9, 64, 128, epilogue=("residual", "relu")),
                                     F44Config(block_n=128, stages=2)),
     "c512_28_pb_st3": (fp16(2, 28, 28, 512, 512), PB.with_(stages=3)),
+    "c64_k256_halves_pb": (fp16(1, 20, 24, 64, 256, epilogue=("bias",)), PB),
+    "c64_k256_last_round_halves_pb": (fp16(1, 80, 96, 64, 256, epilogue=("residual", "relu")),
+                                      PB),
 }
 
 
