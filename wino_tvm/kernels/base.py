@@ -263,6 +263,10 @@ class KernelFamily(Protocol):
     def default(self, wl: Conv2dWorkload, device: DeviceLimits) -> FamilyConfig:
         """A good config with no tuning (supports() must be None)."""
 
+    def rank(self, wl: Conv2dWorkload) -> int:
+        """Where its default stands among the families' for wl when nothing is logged (lower:
+        timed first), from where it won."""
+
     def space(self, wl: Conv2dWorkload, axes: dict[str, tuple]) -> Iterator[FamilyConfig]:
         """The tuner's candidates: the product of the knob axes (axes override defaults)."""
 

@@ -16,8 +16,6 @@ from pathlib import Path
 from ..device import DeviceLimits
 from ..errors import WinoError
 from ..kernels import FAMILIES, FamilyConfig, KernelFamily, parse_config
-from ..kernels.f44.config import BLOCK_M as F44_BLOCK_M
-from ..kernels.f44.config import tiles as f44_tiles
 from ..math.tolerance import ACCURACY_BAR, SCHEMES, within_bar
 from ..tune.best import latest, matching
 from ..tune.records import Record, read_records
@@ -102,20 +100,15 @@ Pick = tuple[Conv2dWorkload, FamilyConfig, str]
 
 
 def defaults(base: Conv2dWorkload, device: DeviceLimits, bound: float) -> list[Pick]:
-    """Each buildable family's no-tuning default, most promising first: f44 where the bound
-    admits F(4x4) and C, K >= 512 fill its GEMM (four blocks of tiles or more), f23 from
-    C = 128 (1-D F(2, 3) wins there on the H100), the lane kernels below; within a family the
-    cheapest accumulator within bound."""
+    """Each buildable family's no-tuning default, most promising first by the families' own
+    rank (f44 under a bound that admits F(4x4)); within a family the cheapest accumulator
+    within bound."""
     out = []
     for wl in schemes(base, bound):
         for fam in buildable_families():
             if fam.name != "pkf" and fam.supports(wl, device) is None:
                 out.append((wl, fam.default(wl, device), fam.name))
-    # f44 won from 1.14x (8x28²x512) to 1.51x (1x256²x512) at C = K = 512, lost at C = 256 and
-    # at 1x28²x512's one block of tiles (experiments: f44_template).
-    f44_first = min(base.c, base.k) >= 512 and f44_tiles(base) >= 4 * F44_BLOCK_M
-    rank = {"f44": -1 if f44_first else 4, "f23": 0 if base.c >= 128 else 2, "lane": 1,
-            "pkf": 3}
+    rank = {fam.name: fam.rank(base) for fam in buildable_families()}
     # fp16 accumulators first (the faster lane kernels) where the bound admits them, but not
     # at one 16-channel step (padded first layers): there the lane fp32 default was 1.06x-1.28x
     # faster at all six shapes timed (experiments: runtime_pad_c).

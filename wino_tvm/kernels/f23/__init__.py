@@ -37,6 +37,10 @@ class F23Family(Family):
 
         return default_config(wl, device)
 
+    def rank(self, wl: Conv2dWorkload) -> int:
+        """First from C = 128 (1-D F(2, 3) won there on the H100), after lane below."""
+        return 0 if wl.c >= 128 else 2
+
     def generate(self, wl: Conv2dWorkload, cfg: FamilyConfig, arch: str,
                  log: Callable[[str], None]) -> Generated:
         log(f"[1/2] f23: fill templates/f23_wgmma.cu for {cfg.name(wl)}")

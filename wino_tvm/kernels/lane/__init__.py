@@ -44,6 +44,10 @@ class LaneFamily(Family):
 
         return default_config(wl, device)
 
+    def rank(self, wl: Conv2dWorkload) -> int:
+        """First below C = 128, after f23 from there."""
+        return 1
+
     def generate(self, wl: Conv2dWorkload, cfg: FamilyConfig, arch: str,
                  log: Callable[[str], None]) -> Generated:
         log(f"[1/2] lane: fill templates/lane_layout.cu for {cfg.name(wl)}")

@@ -36,6 +36,10 @@ class PkfFamily(Family):
         """The paper's PKF-Shmem-16, what `python -m wino_tvm.build` always built."""
         return PkfConfig(fusion="shmem")
 
+    def rank(self, wl: Conv2dWorkload) -> int:
+        """After the template families, which beat it wherever both ran."""
+        return 3
+
     def generate(self, wl: Conv2dWorkload, cfg: FamilyConfig, arch: str,
                  log: Callable[[str], None], dropped_barriers: Sequence[str] = ()) -> Generated:
         return pkf_kernels(wl, cfg, arch, log, dropped_barriers)
