@@ -380,7 +380,7 @@ __device__ __forceinline__ void batched_gemm(const half* __restrict__ V,
   }
   __syncthreads();  // the barriers are initialised before any copy or wait
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  // it counts the block's chunks over all its items: stage it % kStages, phase it / kStages.
+  // it counts the block's chunks over all its units: stage it % kStages, phase it / kStages.
   if (warp == kConsumerWarps) {  // the producer: one thread issues both operands' copies
     if (lane != 0) return;
     for (int unit = blockIdx.x, it = 0; unit < n_units; unit += step) {
