@@ -4,8 +4,7 @@
 //
 // Three kernels a forward, as cuDNN's WINOGRAD_NONFUSED runs it (experiments: f44_unfused):
 //   ITrans: x (NHWC) -> V_t = (B^T d B)_t for the 36 taps t of each tile's 6x6 patch (stride 4);
-//   BGEMM:  M_t = V_t U_t over C for each tap, fp32 accumulators, M stored in fp16 (through
-//           shared memory, by bulk copies);
+//   BGEMM:  M_t = V_t U_t over C for each tap, fp32 accumulators, M stored in fp16;
 //   OTrans: y = relu(A^T M A + bias + residual) for the tile's 4x4 outputs.
 // F(4x4) does 4x fewer multiplies than direct convolution, F(2, 3)'s 1.5x: its fp16 error is
 // 2.5e-3 (V, U and M rounded to fp16; Barabasz's points), beyond the default accuracy bar, so
@@ -53,10 +52,7 @@ constexpr int kChunkC = 64, kChunks = kC / kChunkC;
 constexpr int kItems = kColBlocks * kRowBlocks * kTaps;  // the GEMM's blocks of outputs
 constexpr int kVBytes = kBlockM * kChunkC * 2, kUBytes = kBlockN * kChunkC * 2;
 constexpr int kStageBytes = kVBytes + kUBytes;
-constexpr int kStoreBuffers = {{STORE_BUFFERS}};  // M's staging buffers (store_m says why)
-constexpr int kGroups = kK / 128;  // M's blocks of 128 channels
-constexpr int kPassBytes = kBlockM * 128 * 2;  // a block of M: 128 tiles x 128 channels, fp16
-constexpr int kSmemBytes = kStages * kStageBytes + kStoreBuffers * kPassBytes + 2 * kStages * 8;
+constexpr int kSmemBytes = kStages * kStageBytes + 2 * kStages * 8;
 constexpr int kConsumerWarps = 8, kThreads = 32 * (kConsumerWarps + 1);  // + the producer warp
 constexpr int kNHalves = kBlockN / 128;  // m64n128k16 wgmmas a k-step (two for kBlockN 256)
 static_assert(kC % kChunkC == 0 && kK % kBlockN == 0, "f44: F44Config.problems is out of step");
@@ -75,15 +71,6 @@ __host__ __device__ constexpr int column_of(int k) {
   return k / 32 * 32 + k % 8 / 2 * 8 + k % 32 / 8 * 2 + k % 2;
 }
 static_assert(column_of(column_of(37)) == 37 && column_of(12) == 18, "f44: column order");
-
-// M's element (tap, tile, k): blocks of 128 tiles x 128 channels of one tap, 32 KB each (one
-// bulk copy from the GEMM's staging buffer), a tile's row of 256 bytes holding its 16-byte
-// units of 8 channels j at unit j ^ (tile % 8), so that the GEMM's staging stores (8 tiles x 4
-// units a warp) fall in distinct banks.
-__host__ __device__ constexpr long long m_offset(int tap, long long tile, int k) {
-  return (((long long)tap * kRowBlocks + tile / kBlockM) * kGroups + k / 128) * (kBlockM * 128) +
-         tile % kBlockM * 128 + ((k % 128 / 8) ^ (int)(tile % 8)) * 8 + k % 8;
-}
 
 __device__ __forceinline__ float2 halves(uint32_t word) {
   return __half22float2(*reinterpret_cast<const __half2*>(&word));
@@ -321,39 +308,24 @@ __device__ __forceinline__ Unit unit_at(int unit, int whole) {
   return {item_at(whole + (unit - whole) / 2), (unit - whole) % 2, 1};
 }
 
-// The unit's M, fp16, through shared memory: each 128-channel half is staged by the consumer
-// warps and stored by one bulk copy that drains while the next unit's MMAs run. Stored from
-// registers, M cost 7.4 of the GEMM's 44.4 us at 1x128²x512: the next unit's wgmmas waited for
-// the stores to read their accumulators (experiments: f44_store_smem). `pass` counts the
-// block's halves: buffer pass % kStoreBuffers, which the copy kStoreBuffers passes back read.
 __device__ __forceinline__ void store_m(const float (&acc)[kNHalves][64], Unit unit, int warp,
-                                       int lane, unsigned char* staging, int& pass,
-                                       half* __restrict__ M) {
+                                       int lane, half* __restrict__ M) {
+  // M[tap][tile][k], fp16: each lane's rows 16 warp + lane / 4 (+ 8), 8 channels per 16 bytes.
   const Item item = unit.item;
+  const long long row = (long long)item.row_block * kBlockM + 16 * warp + (lane >> 2);
+  half* m_at = M + ((long long)item.tap * kTilesPad + row) * kK + item.col_block * kBlockN +
+               128 * unit.first + (lane & 3) * 8;
 #pragma unroll
-  for (int h = 0; h < kNHalves; ++h, ++pass) {
+  for (int h = 0; h < kNHalves; ++h) {
     if (h == unit.halves) break;
-    unsigned char* buffer = staging + pass % kStoreBuffers * kPassBytes;
-    if (threadIdx.x == 0) tma_store_wait_read<kStoreBuffers - 1>();
-    named_barrier(1, 32 * kConsumerWarps);  // the buffer's last copy has read it
 #pragma unroll
     for (int run = 0; run < 4; ++run)
 #pragma unroll
       for (int r8 = 0; r8 < 2; ++r8) {
-        // rows 16 warp + lane / 4 (+ 8); channels 32 run + 8 (lane % 4) .. + 7 (column_of)
-        const int row = 16 * warp + (lane >> 2) + 8 * r8, unit8 = 4 * run + (lane & 3);
-        const float* f = acc[h] + 16 * run + 2 * r8;
-        *reinterpret_cast<uint4*>(buffer + row * 256 + (unit8 ^ row % 8) * 16) =
+        const float* f = acc[h] + 16 * run + 2 * r8;  // columns 8 j + 2 q, j = 4 run .. + 3
+        *reinterpret_cast<uint4*>(m_at + r8 * 8LL * kK + 128 * h + 32 * run) =
             make_uint4(word(f[0], f[1]), word(f[4], f[5]), word(f[8], f[9]), word(f[12], f[13]));
       }
-    fence_proxy_async();  // the staged M before the bulk copy reads it
-    named_barrier(1, 32 * kConsumerWarps);
-    if (threadIdx.x == 0) {
-      const int k0 = item.col_block * kBlockN + 128 * (unit.first + h);
-      tma_store(M + m_offset(item.tap, (long long)item.row_block * kBlockM, k0),
-                smem_address(buffer), kPassBytes);
-      tma_store_commit();
-    }
   }
 }
 
@@ -396,9 +368,7 @@ __device__ __forceinline__ void unit_mma(float (&acc)[kNHalves][64], uint32_t ba
 __device__ __forceinline__ void batched_gemm(const half* __restrict__ V,
                                              const half* __restrict__ U, half* __restrict__ M) {
   extern __shared__ __align__(128) unsigned char smem[];
-  unsigned char* staging = smem + kStages * kStageBytes;  // M's buffers, after the ring
-  const uint32_t base = smem_address(smem);
-  const uint32_t bars = smem_address(staging + kStoreBuffers * kPassBytes);
+  const uint32_t base = smem_address(smem), bars = base + kStages * kStageBytes;
   const int step = kPersist ? gridDim.x : kItems;
   const int whole = whole_items(step), n_units = units(step);
   if (threadIdx.x == 0) {
@@ -445,7 +415,6 @@ __device__ __forceinline__ void batched_gemm(const half* __restrict__ V,
   }
   const int warpgroup = warp >> 2;  // rows 64 warpgroup .. + 63 of the block's 128
   float acc[kNHalves][64];
-  int pass = 0;
   for (int unit = blockIdx.x, it = 0; unit < n_units; unit += step) {
     const Unit u = unit_at(unit, whole);
     // Two copies of the loop, each with its own count of wgmmas: one loop that skipped the
@@ -460,9 +429,8 @@ __device__ __forceinline__ void batched_gemm(const half* __restrict__ V,
     for (int h = 0; h < kNHalves; ++h)
 #pragma unroll
       for (int i = 0; i < 64; ++i) asm volatile("" : "+f"(acc[h][i]));
-    store_m(acc, u, warp, lane, staging, pass, M);
+    store_m(acc, u, warp, lane, M);
   }
-  if (threadIdx.x == 0) tma_store_wait<0>();  // the block's shared memory outlives its copies
 }
 
 // ---- OTrans and the epilogue: a thread per (tile, 4 output channels) ---------------------------
@@ -488,8 +456,8 @@ __device__ __forceinline__ void output_transform(const half* __restrict__ M,
     float m[kAlpha][4];
 #pragma unroll
     for (int b = 0; b < kAlpha; ++b) {
-      const uint2 words =
-          __ldg(reinterpret_cast<const uint2*>(M + m_offset(a * kAlpha + b, t, k)));
+      const uint2 words = __ldg(reinterpret_cast<const uint2*>(
+          M + ((long long)(a * kAlpha + b) * kTilesPad + t) * kK + k));
       const float2 lo = halves(words.x), hi = halves(words.y);
       m[b][0] = lo.x, m[b][1] = lo.y, m[b][2] = hi.x, m[b][3] = hi.y;
     }

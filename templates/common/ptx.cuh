@@ -91,32 +91,6 @@ __device__ __forceinline__ void tma_copy(uint32_t dst, const void* src, int byte
                "[%0], [%1], %2, [%3];" ::"r"(dst), "l"(src), "r"(bytes), "r"(bar) : "memory");
 #endif
 }
-// TMA the other way: `bytes` contiguous bytes from shared src to global dst, in this thread's
-// bulk groups: commit them, then wait until all but the kPending youngest groups have read
-// their shared memory (wait_read: it may be written again) or have completed (wait_store).
-__device__ __forceinline__ void tma_store(void* dst, uint32_t src, int bytes) {
-#if WINO_SM90A
-  asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;"
-               ::"l"(dst), "r"(src), "r"(bytes) : "memory");
-#endif
-}
-__device__ __forceinline__ void tma_store_commit() {
-#if WINO_SM90A
-  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
-#endif
-}
-template <int kPending>
-__device__ __forceinline__ void tma_store_wait_read() {
-#if WINO_SM90A
-  asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(kPending) : "memory");
-#endif
-}
-template <int kPending>
-__device__ __forceinline__ void tma_store_wait() {
-#if WINO_SM90A
-  asm volatile("cp.async.bulk.wait_group %0;" ::"n"(kPending) : "memory");
-#endif
-}
 // TMA: the box of tensor map `map` at coordinates c (innermost first) to shared dst, zero
 // outside the tensor, completing on bar.
 __device__ __forceinline__ void tma_copy_5d(uint32_t dst, const void* map, const int (&c)[5],

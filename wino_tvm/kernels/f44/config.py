@@ -17,7 +17,6 @@ TAPS = ALPHA * ALPHA
 PRECISIONS = (("fp16", "fp32"),)
 BLOCK_M = 128  # GEMM rows (tiles) a block: two warpgroups of m64
 CHUNK_C = 64  # channels a staged operand chunk
-STORE_PASS_BYTES = BLOCK_M * 128 * 2  # M staged and stored in blocks of 128 tiles x 128 channels
 MBARRIER_BYTES = 8
 CONSUMER_WARPS = 8
 TRANSFORM_THREADS = 256
@@ -39,9 +38,6 @@ KNOBS = (
          "the GEMM's blocks of outputs, the next one's copies under this one's M stores"),
     Knob("stages", 4, (2, 3, 4, 5, 6), "st", "operand chunks in flight (the bulk copies' ring)",
          always=True, axis=(3, 4)),
-    Knob("store_buffers", 1, (1, 2), "sb",
-         "M's staging buffers of 128 tiles x 128 channels (32 KB each): with two, a half of M "
-         "need not wait for the last one's bulk copy to read its buffer", axis=(1, 2)),
 )
 
 
@@ -62,9 +58,9 @@ class F44Config(FamilyConfig):
 
     def smem_bytes(self, wl: Conv2dWorkload) -> int:
         """templates/f44_nonfused.cu's kSmemBytes: `stages` chunks of V (128 x 64) and U
-        (block_n x 64) in fp16, two mbarriers a stage, and M's staging buffers."""
+        (block_n x 64) in fp16, and two mbarriers a stage."""
         stage = (BLOCK_M + self.block_n) * CHUNK_C * 2 + 2 * MBARRIER_BYTES
-        return self.stages * stage + self.store_buffers * STORE_PASS_BYTES
+        return self.stages * stage
 
     def items(self, wl: Conv2dWorkload) -> int:
         """The GEMM's blocks of outputs: 128 tiles x block_n channels of one tap."""
@@ -94,9 +90,8 @@ class F44Config(FamilyConfig):
             return self.device_problems(wl, device)  # wgmma first: no stage count helps there
         if not out and device is not None and self.smem_bytes(wl) > device.smem_per_block:
             out.append(f"f44: shared memory {self.smem_bytes(wl)} B ({self.stages} stages of "
-                       f"{BLOCK_M} + {self.block_n} rows of 64 channels, {self.store_buffers} "
-                       f"of M's staging buffers) exceeds {device.name}'s "
-                       f"{device.smem_per_block} B per block: fewer stages or store_buffers")
+                       f"{BLOCK_M} + {self.block_n} rows of 64 channels) exceeds "
+                       f"{device.name}'s {device.smem_per_block} B per block: fewer stages")
         return out or self.device_problems(wl, device)
 
 

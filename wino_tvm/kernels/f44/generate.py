@@ -45,7 +45,6 @@ def f44_kernels(wl: Conv2dWorkload, cfg: F44Config) -> Kernels:
         "CONFIG": cfg.name(wl),
         "N": str(wl.n), "H": str(wl.h), "W": str(wl.w), "C": str(wl.c), "K": str(wl.k),
         "BLOCK_N": str(cfg.block_n), "STAGES": str(cfg.stages),
-        "STORE_BUFFERS": str(cfg.store_buffers),
         "PERSIST": "true" if cfg.persist else "false",
         "SMEM_BYTES": str(cfg.smem_bytes(wl)),
         "ITRANS_ITEMS": str(itrans_items(wl)), "ITRANS_THREADS": str(ITRANS_THREADS),
