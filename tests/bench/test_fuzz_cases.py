@@ -11,9 +11,11 @@ H200 = KNOWN_DEVICES["h200"]
 
 
 def test_cases_are_reproducible_valid_and_round_trip() -> None:
-    drawn = cases(seed=3, count=24, families=("lane", "f23", "pkf"))
-    assert drawn == cases(seed=3, count=24, families=("lane", "f23", "pkf"))
-    assert {c.cfg.FAMILY for c in drawn} == {"lane", "f23", "pkf"}
+    families = ("lane", "f23", "f44", "pkf")
+    drawn = cases(seed=3, count=32, families=families)
+    assert drawn == cases(seed=3, count=32, families=families)
+    assert {c.cfg.FAMILY for c in drawn} == set(families)
+    assert {c.wl.m for c in drawn if c.cfg.FAMILY == "f44"} == {4}
     assert {c.kind for c in drawn} == {"default", "random"}
     for case in drawn:
         assert FAMILIES[case.cfg.FAMILY].supports(case.wl, H200) is None
@@ -22,4 +24,4 @@ def test_cases_are_reproducible_valid_and_round_trip() -> None:
 
 
 def test_template_cases_by_default() -> None:
-    assert {c.cfg.FAMILY for c in cases(seed=0, count=30)} == {"lane", "f23"}
+    assert {c.cfg.FAMILY for c in cases(seed=0, count=30)} == {"lane", "f23", "f44"}

@@ -3,7 +3,8 @@ scale, and scaled so that |y| reaches thousands), the output poisoned with NaN b
 and compared with float64 (PyTorch; GPU side). The template families build here; the pkf
 family's cases come as sources generated on the CPU (--sources).
 
-python -m wino_tvm.bench.fuzz --out DIR [--seed 0] [--count 200] [--sources DIR ...]
+python -m wino_tvm.bench.fuzz --out DIR [--seed 0] [--count 200] [--family f44 ...]
+    [--sources DIR ...]
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from ..library import WinoLibrary, compile_library_source
 from ..math.tolerance import rel_l2_tolerance
 from ..runtime import cache
 from ..runtime.dispatch import device_of
-from .fuzz_cases import FuzzCase, cases, read_sources
+from .fuzz_cases import TEMPLATE_FAMILIES, FuzzCase, cases, read_sources
 
 LARGE_OUTPUT = 4096.0  # |y|'s largest value in the scaled runs by default (fp16: 65504)
 
@@ -107,12 +108,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--count", type=int, default=200, help="template-family cases drawn here")
+    p.add_argument("--family", action="append", choices=TEMPLATE_FAMILIES,
+                   help="draw only this template family's cases (repeatable; default: all)")
     p.add_argument("--large-output", type=float, default=LARGE_OUTPUT,
                    help="largest |y| of the scaled cases (fp16 holds 65504)")
     p.add_argument("--sources", type=Path, action="append", default=[],
                    help="a folder of python -m wino_tvm.bench.fuzz_cases (repeatable)")
     args = p.parse_args(argv)
-    rows = run_all(cases(args.seed, args.count), args.large_output) if args.count else []
+    families = tuple(args.family or TEMPLATE_FAMILIES)
+    rows = run_all(cases(args.seed, args.count, families), args.large_output) if args.count else []
     for folder in args.sources:
         rows += run_sources(folder, args.large_output)
     args.out.mkdir(parents=True, exist_ok=True)

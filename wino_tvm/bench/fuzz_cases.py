@@ -1,5 +1,6 @@
 """The shape fuzz's cases, drawn without PyTorch: random valid workloads (odd and ragged sizes,
-C != K, tiny and large) with each family's default or a random config of its space. The pkf
+C != K, tiny and large) with each family's default or a random config of its space; f44's at
+its F(4x4), checked against its own tolerance (math/tolerance.py). The pkf
 family generates with TVM, so its cases are written out here as library sources on the CPU and
 run by `python -m wino_tvm.bench.fuzz --sources DIR` on the GPU.
 
@@ -22,8 +23,8 @@ from ..workload import EPILOGUE_OPS, Conv2dWorkload
 # (family, dtype, accumulator) the fuzz draws from: every fp16 precision of each family (int8
 # needs quantised inputs and has its own tests).
 PRECISIONS = {"lane": (("fp16", "fp16"), ("fp16", "fp32")), "f23": (("fp16", "fp32"),),
-              "pkf": (("fp16", "fp32"), ("fp16", "fp16"))}
-TEMPLATE_FAMILIES = ("lane", "f23")  # built on the GPU machine itself, no TVM
+              "f44": (("fp16", "fp32"),), "pkf": (("fp16", "fp32"), ("fp16", "fp16"))}
+TEMPLATE_FAMILIES = ("lane", "f23", "f44")  # built on the GPU machine itself, no TVM
 CASE_FILE = "case.json"
 SOURCE_FILE = "library.cu"
 
@@ -57,6 +58,9 @@ def _shape(rng: random.Random, family: str) -> tuple[int, int, int, int, int]:
     elif family == "pkf":  # TVM generates each: smaller images keep the CPU side short
         h, w = rng.randint(1, 60), rng.randint(1, 60)
         c, k = 16 * rng.randint(1, 12), 16 * rng.randint(1, 12)
+    elif family == "f44":  # C in chunks of 64, K in GEMM blocks of 128 or 256
+        h, w = rng.randint(1, 130), rng.randint(1, 130)
+        c, k = 64 * rng.randint(1, 8), 128 * rng.randint(1, 4)
     else:
         h, w = rng.randint(1, 130), rng.randint(1, 130)
         c, k = 16 * rng.randint(1, 16), 16 * rng.randint(1, 16)
@@ -77,10 +81,11 @@ def cases(seed: int, count: int, families: tuple[str, ...] = TEMPLATE_FAMILIES,
     out: list[FuzzCase] = []
     while len(out) < count:
         family, dtype, accum = rng.choice(choices)
-        epilogue = tuple(op for op in EPILOGUE_OPS if rng.random() < 0.4)
-        wl = Conv2dWorkload(*_shape(rng, family), dtype=dtype, accum=accum, m=2,
-                            epilogue=epilogue)
         fam = FAMILIES[family]
+        epilogue = tuple(op for op in EPILOGUE_OPS if rng.random() < 0.4)
+        # each family's first tile size: F(2x2) or F(2, 3), f44's F(4x4)
+        wl = Conv2dWorkload(*_shape(rng, family), dtype=dtype, accum=accum,
+                            m=fam.TILE_SIZES[0], epilogue=epilogue)
         if fam.supports(wl, device) is not None:
             continue
         if rng.random() < 0.5:
