@@ -8,7 +8,7 @@
 //   OTrans: y = relu(A^T M A + bias + residual) for the tile's 4x4 outputs.
 // F(4x4) does 4x fewer multiplies than direct convolution, F(2, 3)'s 1.5x: its fp16 error is
 // 2.5e-3 (V, U and M rounded to fp16; Barabasz's points), beyond the default accuracy bar, so
-// it runs only where the caller allows that bound.
+// it runs only where the caller allows that bound. V and M are scaled per tap (kTapScale).
 //
 // V and U are written by the transforms in the exact order the GEMM's shared memory takes them,
 // so that one bulk copy (TMA without a tensor map) moves each operand's chunk: a chunk is R rows
@@ -38,6 +38,11 @@ using ET = {{E_T}};  // bias and residual: y's type (half)
 __device__ constexpr float kBT[6][6] = {{B_T}};  // B^T: V = B^T d B
 __device__ constexpr float kG[6][3] = {{G}};     // U = G g G^T
 __device__ constexpr float kAT[4][6] = {{A_T}};  // Y = A^T M A
+// 2^-p for each tap: ITrans scales V_t (so M_t) by it and OTrans undoes it, both folded into the
+// transforms' constants (exact: powers of 2). Unscaled, M reaches 5x |y| and overflowed fp16
+// where |y| passed ~13000; scaled, about when y does (math/winograd.py; experiments:
+// f44_tap_scale).
+__device__ constexpr float kTapScale[6][6] = {{TAP_SCALE}};
 
 constexpr int kAlpha = 6, kTaps = kAlpha * kAlpha, kM = 4;
 constexpr int kTilesH = (kH + kM - 1) / kM, kTilesW = (kW + kM - 1) / kM;
@@ -198,7 +203,8 @@ __device__ __forceinline__ void transform_item(const Region& region, long long i
 #pragma unroll
       for (int i = 0; i < kAlpha; ++i) {
         if (kBT[a][i] == 0.f) continue;
-        v.x += kBT[a][i] * row[i].x, v.y += kBT[a][i] * row[i].y;
+        const float scaled = kBT[a][i] * kTapScale[a][b];  // a constant
+        v.x += scaled * row[i].x, v.y += scaled * row[i].y;
       }
       *reinterpret_cast<uint32_t*>(dst + (a * kAlpha + b) * kTapBytes) = word(v.x, v.y);
     }
@@ -467,8 +473,9 @@ __device__ __forceinline__ void output_transform(const half* __restrict__ M,
 #pragma unroll
       for (int b = 0; b < kAlpha; ++b) {
         if (kAT[j][b] == 0.f) continue;
+        const float unscaled = kAT[j][b] / kTapScale[a][b];  // a constant
 #pragma unroll
-        for (int e = 0; e < 4; ++e) s[e] += kAT[j][b] * m[b][e];
+        for (int e = 0; e < 4; ++e) s[e] += unscaled * m[b][e];
       }
 #pragma unroll
       for (int i = 0; i < kM; ++i) {

@@ -13,6 +13,7 @@ from wino_tvm.math.winograd import (
     INTERPOLATION_POINTS,
     direct_conv2d_nhwc,
     input_tiles,
+    tap_scale_exponents,
     transform_matrices,
     transform_matrices_exact,
     winograd_conv2d_nhwc,
@@ -291,6 +292,25 @@ def test_winograd_reference_equals_direct_conv(m, shape):
     # (m=2), 2.4e-15 (m=4), 5.6e-15 (m=6); max|err|/max|ref| <= 1.5e-14 (m=6).
     assert _rel_l2(got, ref) <= 1e-13
     assert np.abs(got - ref).max() <= 1e-12 * np.abs(ref).max()
+
+
+def test_tap_scales_keep_m_within_y():
+    """F(4x4)'s M reaches ~5x |y| unscaled; scaled per tap, about |y| (at most 1.25x: the scales
+    come from rms gains), and over a quarter of it on the scaled taps (no needless loss toward
+    fp16's subnormals)."""
+    assert not tap_scale_exponents(2).any()  # F(2x2)'s M stays within |y| as it is
+    p = tap_scale_exponents(4)
+    assert p.max() == 3 and p.min() == 0
+    _, b, g = transform_matrices(4)
+    rng = _rng(4, 77)
+    x, wt = rng.uniform(-1, 1, (2, 32, 32, 64)), rng.uniform(-1, 1, (3, 3, 64, 16))
+    v = np.einsum("ih,ntsijc,jw->hwntsc", b, input_tiles(x, 4), b)
+    u = np.einsum("hi,ijck,wj->hwkc", g, wt, g)
+    m_max = np.abs(np.einsum("hwntsc,hwkc->hwntsk", v, u)).max(axis=(2, 3, 4, 5))
+    ratio = m_max / np.abs(direct_conv2d_nhwc(x, wt)).max()
+    assert ratio.max() > 3  # what overflowed: M's largest taps
+    scaled = ratio * 2.0 ** -p
+    assert scaled.max() <= 1.25 and scaled[p > 0].min() >= 0.25, scaled
 
 
 # ---------------------------------------------------------------------------- int8 scheme

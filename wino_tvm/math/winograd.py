@@ -79,6 +79,16 @@ def transform_matrices(m: int, r: int = KERNEL_SIZE, integer_b: bool = False
                  for mat in transform_matrices_exact(m, r, integer_b))
 
 
+def tap_scale_exponents(m: int, r: int = KERNEL_SIZE) -> np.ndarray:
+    """(alpha, alpha) ints p >= 0: a kernel storing V and M in fp16 scales tap t by 2^-p_t, p_t
+    the ceil(log2) of |M_t| / |y| for independent inputs (the rms gains of B^T's and G's rows
+    a and b over the direct sum's r), so that M overflows about when y does, not before (F(4x4)'s
+    M reaches 5x |y| unscaled)."""
+    _, b, g = transform_matrices(m, r)
+    gain = np.linalg.norm(b.T, axis=1) * np.linalg.norm(g, axis=1)
+    return np.maximum(0, np.ceil(np.log2(np.outer(gain, gain) / r))).astype(int)
+
+
 def direct_conv2d_nhwc(x: np.ndarray, w: np.ndarray) -> np.ndarray:
     """float64 3x3 stride-1 pad-1 convolution: x NHWC, w HWIO -> y NHWK."""
     x = np.asarray(x, dtype=np.float64)

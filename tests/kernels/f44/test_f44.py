@@ -29,7 +29,7 @@ from wino_tvm.kernels.f44 import FAMILY
 from wino_tvm.kernels.f44.config import F44Config, workspace_bytes
 from wino_tvm.kernels.f44.generate import f44_kernels
 from wino_tvm.math.tolerance import ACCURACY_BAR
-from wino_tvm.math.winograd import transform_matrices
+from wino_tvm.math.winograd import tap_scale_exponents, transform_matrices
 from wino_tvm.runner import compile_check
 from wino_tvm.runtime.choice import Policy, candidates, defaults
 from wino_tvm.tune.space import Axes, config_space
@@ -102,6 +102,8 @@ def test_filled_source_takes_the_projects_matrices_and_launches() -> None:
     assert np.array_equal(c_initialiser(kernels.source, "kBT"), b.T)
     assert np.array_equal(c_initialiser(kernels.source, "kG"), g)
     assert np.array_equal(c_initialiser(kernels.source, "kAT"), a.T)
+    scales = 2.0 ** -tap_scale_exponents(4)
+    assert np.array_equal(c_initialiser(kernels.source, "kTapScale"), scales)
     assert not re.search(r"\{\{[A-Z_]+\}\}", kernels.source)
     assert "// wino-tvm: needs sm_90a" in kernels.source
     assert "constexpr bool kBias = true, kResidual = true, kRelu = true;" in kernels.source

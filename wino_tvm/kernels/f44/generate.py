@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...harness import COMMON, TEMPLATES, Kernels, Launch, Workspace, epilogue_fills, fill_template
-from ...math.winograd import transform_matrices
+from ...math.winograd import tap_scale_exponents, transform_matrices
 from ...workload import Conv2dWorkload
 from .config import (
     ITRANS_THREADS,
@@ -49,6 +49,7 @@ def f44_kernels(wl: Conv2dWorkload, cfg: F44Config) -> Kernels:
         "SMEM_BYTES": str(cfg.smem_bytes(wl)),
         "ITRANS_ITEMS": str(itrans_items(wl)), "ITRANS_THREADS": str(ITRANS_THREADS),
         "B_T": c_matrix(b.T), "G": c_matrix(g), "A_T": c_matrix(a.T),
+        "TAP_SCALE": c_matrix(2.0 ** -tap_scale_exponents(M)),
         "E_T": "half", "OTRANS_PARAMS": ", ".join(params),
         "PTX": (COMMON / "ptx.cuh").read_text().rstrip("\n"),
         **fills,
