@@ -19,7 +19,6 @@ from .config import (
     tiles,
     workspace_elements,
 )
-from .shared_sums import c_function
 
 TEMPLATE_PATH = TEMPLATES / "f44_nonfused.cu"
 
@@ -51,7 +50,6 @@ def f44_kernels(wl: Conv2dWorkload, cfg: F44Config) -> Kernels:
         "ITRANS_ITEMS": str(itrans_items(wl)), "ITRANS_THREADS": str(ITRANS_THREADS),
         "B_T": c_matrix(b.T), "G": c_matrix(g), "A_T": c_matrix(a.T),
         "TAP_SCALE": c_matrix(2.0 ** -tap_scale_exponents(M)),
-        "BT_APPLY": c_function(b.T, "bt_apply"),
         "E_T": "half", "OTRANS_PARAMS": ", ".join(params),
         "PTX": (COMMON / "ptx.cuh").read_text().rstrip("\n"),
         **fills,
