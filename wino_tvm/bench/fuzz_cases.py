@@ -1,8 +1,8 @@
 """The shape fuzz's cases, drawn without PyTorch: random valid workloads (odd and ragged sizes,
 C != K, tiny and large) with each family's default or a random config of its space; f44's at
-its F(4x4), checked against its own tolerance (math/tolerance.py). The pkf
-family generates with TVM, so its cases are written out here as library sources on the CPU and
-run by `python -m wino_tvm.bench.fuzz --sources DIR` on the GPU.
+its F(4x4), checked against its own tolerance (math/tolerance.py). The pkf family generates
+with TVM, so its cases are written out here as library sources on the CPU and run by
+`python -m wino_tvm.bench.fuzz --sources DIR` on the GPU.
 
 python -m wino_tvm.bench.fuzz_cases --family pkf --out DIR [--seed 0] [--count 12] [--arch sm_90]
 """
