@@ -116,15 +116,21 @@ def input_tiles(x: np.ndarray, m: int) -> np.ndarray:
     return tiles
 
 
+def batched_products(x: np.ndarray, w: np.ndarray, m: int) -> np.ndarray:
+    """float64 M[alpha, alpha, N, TH, TW, K]: each tap's GEMM over C of V = B^T d B (per tile)
+    and U = G g G^T, what the BGEMM layout stores between its GEMM and OTrans."""
+    _, b, g = transform_matrices(m)
+    v = np.einsum("ih,ntsijc,jw->hwntsc", b, input_tiles(np.asarray(x, dtype=np.float64), m), b)
+    u = np.einsum("hi,ijck,wj->hwkc", g, np.asarray(w, dtype=np.float64), g)
+    return np.einsum("hwntsc,hwkc->hwntsk", v, u)
+
+
 def winograd_conv2d_nhwc(x: np.ndarray, w: np.ndarray, m: int) -> np.ndarray:
     """float64 Winograd F(m x m, 3x3) in the BGEMM layout (equals direct conv up to rounding)."""
-    a, b, g = transform_matrices(m)
+    a, _, _ = transform_matrices(m)
     n, h, wd, _ = x.shape
-    d = input_tiles(np.asarray(x, dtype=np.float64), m)
-    v = np.einsum("ih,ntsijc,jw->hwntsc", b, d, b)  # V = B^T d B per tile
-    u = np.einsum("hi,ijck,wj->hwkc", g, np.asarray(w, dtype=np.float64), g)  # U = G g G^T
-    mm = np.einsum("hwntsc,hwkc->hwntsk", v, u)  # alpha^2 batched GEMMs over C
+    mm = batched_products(x, w, m)
     y_tiles = np.einsum("hi,hwntsk,wj->ntisjk", a, mm, a)  # Y = A^T M A
-    th, tw = d.shape[1], d.shape[2]
+    th, tw = mm.shape[3], mm.shape[4]
     y = y_tiles.reshape(n, th * m, tw * m, -1)
     return y[:, :h, :wd, :]
