@@ -2,7 +2,9 @@
 // by wino_tvm/kernels/f44 ({{CONFIG}}). Not a TVM prototype: TVM 0.27's s_tir has no wgmma
 // intrinsic, and the BGEMM is the part that needs it (docs/families.md, "f44").
 //
-// Three kernels a forward, as cuDNN's WINOGRAD_NONFUSED runs it (experiments: f44_unfused):
+// Three kernels a forward, as cuDNN's WINOGRAD_NONFUSED runs it (experiments: f44_unfused), the
+// second and third launched early (each starts on the SMs the previous one frees, and waits for
+// its outputs):
 //   ITrans: x (NHWC) -> V_t = (B^T d B)_t for the 36 taps t of each tile's 6x6 patch (stride 4);
 //   BGEMM:  M_t = V_t U_t over C for each tap, fp32 accumulators, M stored in fp16;
 //   OTrans: y = relu(A^T M A + bias + residual) for the tile's 4x4 outputs.
@@ -215,6 +217,7 @@ __device__ __forceinline__ void transform_item(const Region& region, long long i
 // while this one is transformed.
 __device__ __forceinline__ void input_transform(const half* __restrict__ x, half* __restrict__ V) {
   __shared__ __align__(16) Region regions[2];
+  launch_dependents();  // the GEMM's blocks take each SM this kernel leaves
   long long item = blockIdx.x;
   copy_region(x, regions[0], item);
   cp_async_commit();
@@ -385,6 +388,8 @@ __device__ __forceinline__ void batched_gemm(const half* __restrict__ V,
     mbarrier_init_fence();
   }
   __syncthreads();  // the barriers are initialised before any copy or wait
+  grid_dependency_wait();  // ITrans's V (an early launch: the set-up above ran under its tail)
+  launch_dependents();
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   // it counts the block's chunks over all its units: stage it % kStages, phase it / kStages.
   if (warp == kConsumerWarps) {  // the producer: one thread issues both operands' copies
@@ -450,6 +455,7 @@ __device__ __forceinline__ void output_transform(const half* __restrict__ M,
   const long long t = id / (kK / 4);
   const int tw = (int)(t % kTilesW), th = (int)(t / kTilesW % kTilesH);
   const long long n = t / ((long long)kTilesW * kTilesH);
+  grid_dependency_wait();  // the GEMM's M (an early launch)
   float out[kM][kM][4];
 #pragma unroll
   for (int i = 0; i < kM; ++i)

@@ -79,9 +79,10 @@ extern "C" __global__ void direct_conv({in_t}* __restrict__ x, {in_t}* __restric
 
 
 def make_spec(dtype: str = "fp16", shared_bytes: int = 0, out: str = "", grid: int = 16,
-              persistent: bool = False, **changes) -> HarnessSpec:
+              persistent: bool = False, early: bool = False, **changes) -> HarnessSpec:
     """The direct convolution as a spec; int8 with out fp16 or int8 divides by y_scale;
-    persistent: the forward launch gets the blocks that stay resident (at most grid)."""
+    persistent: the forward launch gets the blocks that stay resident (at most grid); early: it
+    runs again, launched early (the same y: the second waits for nothing it reads)."""
     in_t = KERNEL_TYPES[dtype][0]
     scaled = dtype == "int8" and out in ("fp16", "int8")
     # Requantising rounds to the int8 step: about 1.3% of rms(y) (wino_tvm.tolerance).
@@ -97,6 +98,10 @@ def make_spec(dtype: str = "fp16", shared_bytes: int = 0, out: str = "", grid: i
                                  persistent),),
         out=out,
     )
+    if early:
+        first = spec.forward_launches[0]
+        spec = dataclasses.replace(
+            spec, forward_launches=(first, dataclasses.replace(first, early=True)))
     return dataclasses.replace(spec, **changes)
 
 
@@ -189,6 +194,18 @@ def test_persistent_launch_text() -> None:
     assert "wb_grid" not in render_harness(make_spec())
 
 
+def test_early_launch_text() -> None:
+    body = render_harness(make_spec(early=True)).split("static void forward(")[1]
+    body = body.split("\n}\n")[0]
+    plain, early = body.split("WB_CHECK_LAUNCH(\"direct_conv\");")
+    assert "direct_conv<<<dim3(16, 1, 1), dim3(256, 1, 1), 0, stream>>>(x, wt, y);" in plain
+    assert ("wb_early[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;\n"
+            "    wb_early[0].val.programmaticStreamSerializationAllowed = 1;\n"
+            "    cudaLaunchConfig_t wb_config = {dim3(16, 1, 1), dim3(256, 1, 1), 0, stream, "
+            "wb_early, 1};\n"
+            "    WB_CHECK(cudaLaunchKernelEx(&wb_config, direct_conv, x, wt, y));") in early
+
+
 def test_workspace_text() -> None:
     text = render_harness(make_spec())
     assert "static half* wt = nullptr;" in text
@@ -249,6 +266,18 @@ def test_launch_lists_become_tuples() -> None:
         ({"tolerance": -1.0}, "tolerance"),
         ({"tolerance": float("nan")}, "tolerance"),
         ({"forward_launches": ()}, "forward_launches is empty"),
+        (
+            {"forward_launches": (
+                Launch("direct_conv", (1, 1, 1), (1, 1, 1), 0, ("x", "wt", "y"), persistent=True),
+                Launch("direct_conv", (2, 1, 1), (1, 1, 1), 0, ("x", "wt", "y"), persistent=True))},
+            "launches a persistent kernel with two shapes",
+        ),
+        (
+            # an early first launch would overlap the caller's kernel that wrote x
+            {"forward_launches": (Launch("direct_conv", (1, 1, 1), (1, 1, 1), 0,
+                                         ("x", "wt", "y"), early=True),)},
+            "launch of direct_conv is early but first",
+        ),
         ({"workspaces": ()}, r"unknown buffers \['wt'\]"),
         ({"epilogue": ("gelu",)}, r"unknown epilogue op\(s\) \['gelu'\]"),
         ({"out": "int8"}, r"output dtype 'int8' is not available for fp16"),
@@ -343,12 +372,13 @@ def test_write_artifact_rejects_bad_extra_names(tmp_path: Path, name: str) -> No
 
 # ---- building with nvcc (no GPU needed) ------------------------------------------------------
 
-# Each arch and each dtype once, int8 also with an int8 y, fp16 also launched persistent; the
-# harness's own code must be warning-free. name -> (dtype, out, arch, persistent)
+# Each arch and each dtype once, int8 also with an int8 y, fp16 also launched persistent and
+# then again early; the harness's own code must be warning-free.
+# name -> (dtype, out, arch, persistent and early)
 BUILDS = {"fp16": ("fp16", "", "sm_80", False), "int8": ("int8", "", "sm_90", False),
           "int8_out": ("int8", "int8", "sm_90", False),
           "int8_fp16_out": ("int8", "fp16", "sm_90", False),
-          "fp16_persistent": ("fp16", "", "sm_90", True)}
+          "fp16_persistent_early": ("fp16", "", "sm_90", True)}
 STRICT = ("-Werror", "all-warnings", "-Xcompiler", "-Wall,-Wextra")
 
 
@@ -359,8 +389,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     dirs = {}
     for name, (dtype, out, _, persistent) in BUILDS.items():
         dirs[name] = root / name
-        write_artifact(make_spec(dtype, shared_bytes=64 * 1024, out=out, persistent=persistent),
-                       dirs[name])
+        write_artifact(make_spec(dtype, shared_bytes=64 * 1024, out=out, persistent=persistent,
+                                 early=persistent), dirs[name])
     with ThreadPoolExecutor(len(BUILDS)) as pool:
         futures = {n: pool.submit(compile_program, dirs[n], BUILDS[n][2], STRICT) for n in BUILDS}
         return {n: f.result() for n, f in futures.items()}
@@ -414,8 +444,8 @@ RECORD_KEYS = {
 def test_program_on_gpu(tmp_path: Path, name: str) -> None:
     arch = gpu_arch()
     dtype, out, _, persistent = BUILDS[name]
-    write_artifact(make_spec(dtype, shared_bytes=64 * 1024, out=out, persistent=persistent),
-                   tmp_path / "good")
+    write_artifact(make_spec(dtype, shared_bytes=64 * 1024, out=out, persistent=persistent,
+                             early=persistent), tmp_path / "good")
     args = ["--checks", "2", "--warmup", "3", "--iters", "10"]
     record = run_program(compile_program(tmp_path / "good", arch), args, timeout_s=120)
     assert set(record) == RECORD_KEYS

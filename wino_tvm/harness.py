@@ -71,7 +71,9 @@ def _check_dim3(what: str, dims: tuple[int, ...]) -> None:
 @dataclass(frozen=True)
 class Launch:
     """One kernel launch: kernel<<<grid, block, shared_bytes, stream>>>(*args); persistent: the
-    kernel loops over grid[0] blocks, so it gets only as many as stay resident."""
+    kernel loops over grid[0] blocks, so it gets only as many as stay resident; early: its blocks
+    may start while the previous launch drains (programmatic dependent launch), so the kernel
+    must call grid_dependency_wait() before it touches that launch's outputs."""
 
     kernel: str
     grid: tuple[int, int, int]
@@ -79,6 +81,7 @@ class Launch:
     shared_bytes: int
     args: tuple[str, ...]
     persistent: bool = False
+    early: bool = False
 
     def __post_init__(self) -> None:
         # Sequences (e.g. lists from JSON) are stored as tuples so the launch stays hashable.
@@ -186,6 +189,14 @@ class HarnessSpec:
                 "EPI_T": C_TYPES[epilogue_dtype(self.dtype, self.out)]}
 
     def _check_launches(self, launches: tuple[Launch, ...], where: str, buffers: set[str]) -> None:
+        if launches and launches[0].early:
+            raise WinoError(f"{where} launch of {launches[0].kernel} is early but first: it "
+                            "would overlap whatever the caller ran before; make it a plain launch")
+        shapes = {(launch.kernel, launch.grid, launch.block, launch.shared_bytes)
+                  for launch in launches if launch.persistent}
+        if len(shapes) > len({shape[0] for shape in shapes}):
+            raise WinoError(f"{where} launches a persistent kernel with two shapes: its resident "
+                            "grid is computed once; give the second its own kernel")
         for launch in launches:
             if not re.search(rf"\b{launch.kernel}\s*\(", self.kernels_source):
                 raise WinoError(f"{where} launches {launch.kernel}, not defined in kernels_source")
@@ -281,13 +292,29 @@ def _resident_grid(launch: Launch) -> tuple[list[str], str]:
     ], f"{var}.load(std::memory_order_relaxed)"
 
 
+def _early_launch(launch: Launch, grid: str, block: str, args: str) -> list[str]:
+    """C++ that launches with programmatic stream serialization (checked like the others)."""
+    return [
+        "  {",
+        "    cudaLaunchAttribute wb_early[1] = {};",
+        "    wb_early[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;",
+        "    wb_early[0].val.programmaticStreamSerializationAllowed = 1;",
+        f"    cudaLaunchConfig_t wb_config = {{dim3({grid}), dim3({block}), "
+        f"{launch.shared_bytes}, stream, wb_early, 1}};",
+        f"    WB_CHECK(cudaLaunchKernelEx(&wb_config, {launch.kernel}, {args}));",
+        "  }",
+    ]
+
+
 def render_launches(launches: tuple[Launch, ...]) -> str:
-    lines = []
+    lines, resident = [], set()
     for launch in launches:
         grid_x = str(launch.grid[0])
         if launch.persistent:
             setup, grid_x = _resident_grid(launch)
-            lines += setup
+            if launch.kernel not in resident:  # a kernel launched twice sets its grid once
+                lines += setup
+                resident.add(launch.kernel)
         grid = ", ".join([grid_x, *map(str, launch.grid[1:])])
         block = ", ".join(map(str, launch.block))
         values = []
@@ -302,6 +329,9 @@ def render_launches(launches: tuple[Launch, ...]) -> str:
                       f"  WB_CHECK({var}_error);"]
             values.append(var)
         args = ", ".join(values)
+        if launch.early:
+            lines += _early_launch(launch, grid, block, args)
+            continue
         lines.append(
             f"  {launch.kernel}<<<dim3({grid}), dim3({block}), {launch.shared_bytes}, stream>>>"
             f"({args});"

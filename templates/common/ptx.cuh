@@ -154,3 +154,18 @@ __device__ __forceinline__ uint32_t cluster_address(uint32_t address, int rank) 
 #endif
   return remote;
 }
+
+// Programmatic dependent launch (a Launch with early=True): grid_dependency_wait returns once
+// the previous kernel in the stream has finished and its writes are visible; launch_dependents
+// lets the next kernel's blocks start on SMs this one frees. Both are no-ops outside such a
+// launch pair.
+__device__ __forceinline__ void grid_dependency_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void launch_dependents() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}

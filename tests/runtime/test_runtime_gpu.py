@@ -160,3 +160,6 @@ def test_f44_layers_keep_only_their_weights():
     (choice,) = layers[0].choices.values()
     assert 0 < rel_l2(first, ref) <= rel_l2_tolerance(choice.wl)
     assert torch.isfinite(y).all()
+    # Captured, the GEMM's and OTrans's early launches become the graph's programmatic edges.
+    with torch.inference_mode():
+        assert_graph_replays(nn.Sequential(*layers), x, y)

@@ -59,9 +59,9 @@ def f44_kernels(wl: Conv2dWorkload, cfg: F44Config) -> Kernels:
     itrans = Launch("wino_f44_itrans", (itrans_items(wl), 1, 1), (ITRANS_THREADS, 1, 1), 0,
                     ("x", "V"), persistent=True)
     bgemm = Launch("wino_f44_bgemm", cfg.grid(wl), (cfg.threads(), 1, 1), cfg.smem_bytes(wl),
-                   ("V", "U", "M"), persistent=cfg.persist)
+                   ("V", "U", "M"), persistent=cfg.persist, early=True)
     otrans = Launch("wino_f44_otrans", transform_threads(tiles(wl) * wl.k // OTRANS_CHANNELS),
-                    (TRANSFORM_THREADS, 1, 1), 0, ("M", *inputs, "y"))
+                    (TRANSFORM_THREADS, 1, 1), 0, ("M", *inputs, "y"), early=True)
     workspaces = tuple(Workspace(name, "half", count)
                        for name, count in workspace_elements(wl).items())
     return Kernels(source, workspaces, (ktrans,), (itrans, bgemm, otrans))
