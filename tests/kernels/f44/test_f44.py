@@ -125,10 +125,10 @@ def test_filled_source_takes_the_projects_matrices_and_launches() -> None:
     assert (bgemm.kernel, bgemm.args, bgemm.persistent) == ("wino_f44_bgemm", ("V", "U", "M"), True)
     # The GEMM and OTrans start early, each waiting for the previous kernel's V or M first.
     assert [launch.early for launch in kernels.forward_launches] == [False, True, True]
-    for body in ("void batched_gemm(", "void output_transform("):
+    for body, first_read in (("void batched_gemm(", "tma_copy("),
+                             ("void output_transform(", "__ldg")):
         code = kernels.source.split(body)[1]
-        assert code.index("grid_dependency_wait();") < code.index("__ldg" if "output" in body
-                                                                   else "tma_copy(")
+        assert code.index("grid_dependency_wait();") < code.index(first_read), body
     assert bgemm.grid == (padded // 128 * 36, 1, 1) and bgemm.block == (288, 1, 1)
     assert bgemm.shared_bytes == cfg.smem_bytes(wl) == 4 * (128 + 256) * 128 + 4 * 16
     assert otrans.args == ("M", "bias", "residual", "y")
