@@ -11,7 +11,11 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from toolchain import gpu_arch, needs_nvcc
+from toolchain import (
+    gpu_arch,
+    needs_nvcc,
+    on_gpu,
+)
 
 from wino_tvm import harness
 from wino_tvm.errors import WinoError
@@ -437,9 +441,7 @@ RECORD_KEYS = {
 }
 
 
-@pytest.mark.gpu
-@needs_nvcc
-@pytest.mark.skipif(gpu_arch() is None, reason="no NVIDIA GPU")
+@on_gpu
 @pytest.mark.parametrize("name", sorted(BUILDS))
 def test_program_on_gpu(tmp_path: Path, name: str) -> None:
     arch = gpu_arch()

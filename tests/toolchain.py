@@ -38,6 +38,13 @@ def gpu_arch() -> str | None:
 needs_nvcc = pytest.mark.skipif(not have_nvcc(), reason="nvcc not found")
 
 
+def on_gpu(test: Callable) -> Callable:
+    """Marks test as one that runs a program on this machine's GPU (`-m gpu`), skipped without
+    nvcc or a GPU."""
+    return pytest.mark.gpu(needs_nvcc(pytest.mark.skipif(gpu_arch() is None,
+                                                         reason="no NVIDIA GPU")(test)))
+
+
 def write_variants(root: Path, variants: Mapping[str, tuple[Conv2dWorkload, FamilyConfig]],
                    fill: Callable[[Conv2dWorkload, FamilyConfig], Kernels]) -> dict[str, Path]:
     """Each variant's artifact under root/<name>, its config first checked against the H200."""
@@ -48,6 +55,23 @@ def write_variants(root: Path, variants: Mapping[str, tuple[Conv2dWorkload, Fami
         write_artifact(workload_spec(wl, cfg.fusion, cfg.name(wl), "test", fill(wl, cfg)),
                        dirs[name])
     return dirs
+
+
+def variant_fixtures(family: str,
+                     variants: Mapping[str, tuple[Conv2dWorkload, FamilyConfig]],
+                     fill: Callable[[Conv2dWorkload, FamilyConfig], Kernels]) -> tuple:
+    """A template family's module fixtures: `artifacts` (its variants written once) and
+    `binaries` (each built for this machine's GPU); a test module binds both names."""
+
+    @pytest.fixture(scope="module")
+    def artifacts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+        return write_variants(tmp_path_factory.mktemp(family), variants, fill)
+
+    @pytest.fixture(scope="module")
+    def binaries(artifacts: dict[str, Path]) -> dict[str, Path]:
+        return compile_for_gpu(artifacts)
+
+    return artifacts, binaries
 
 
 def assert_no_spills(lines: list[str], kernel: str, where: object) -> None:

@@ -15,10 +15,9 @@ from toolchain import (
     assert_correct_on_gpu,
     assert_library_compiles,
     assert_no_spills,
-    compile_for_gpu,
-    gpu_arch,
     needs_nvcc,
-    write_variants,
+    on_gpu,
+    variant_fixtures,
 )
 
 from wino_tvm.build import main as build_main
@@ -486,9 +485,7 @@ VARIANTS = {
 }
 
 
-@pytest.fixture(scope="module")
-def artifacts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    return write_variants(tmp_path_factory.mktemp("f23"), VARIANTS, f23_kernels)
+artifacts, binaries = variant_fixtures("f23", VARIANTS, f23_kernels)
 
 
 @pytest.fixture(scope="module")
@@ -528,14 +525,7 @@ def test_library_compiles_for_sm_90a(tmp_path: Path, variant: str) -> None:
     assert_library_compiles(tmp_path, wl, cfg, f23_kernels)
 
 
-@pytest.fixture(scope="module")
-def binaries(artifacts: dict[str, Path]) -> dict[str, Path]:
-    return compile_for_gpu(artifacts)
-
-
-@pytest.mark.gpu
-@needs_nvcc
-@pytest.mark.skipif(gpu_arch() is None, reason="no NVIDIA GPU")
+@on_gpu
 @pytest.mark.parametrize("name", sorted(VARIANTS))
 def test_variant_is_correct_on_gpu(binaries: dict[str, Path], name: str) -> None:
     wl, _ = VARIANTS[name]

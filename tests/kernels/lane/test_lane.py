@@ -13,10 +13,10 @@ import pytest
 from toolchain import (
     assert_correct_on_gpu,
     assert_no_spills,
-    compile_for_gpu,
     gpu_arch,
     needs_nvcc,
-    write_variants,
+    on_gpu,
+    variant_fixtures,
 )
 
 from wino_tvm.build import main as build_main
@@ -416,9 +416,7 @@ def test_tap_split_variants_cover_both_exchanges() -> None:
     assert set(tiles.values()) == {1}
 
 
-@pytest.fixture(scope="module")
-def artifacts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    return write_variants(tmp_path_factory.mktemp("lane"), VARIANTS, lane_kernels)
+artifacts, binaries = variant_fixtures("lane", VARIANTS, lane_kernels)
 
 
 @pytest.mark.nvcc
@@ -450,22 +448,13 @@ def test_wgmma_library_compiles_for_sm_90a(tmp_path: Path) -> None:
         assert compile_library(tmp_path / name, "sm_90").stat().st_size > 0
 
 
-@pytest.fixture(scope="module")
-def binaries(artifacts: dict[str, Path]) -> dict[str, Path]:
-    return compile_for_gpu(artifacts)
-
-
-@pytest.mark.gpu
-@needs_nvcc
-@pytest.mark.skipif(gpu_arch() is None, reason="no NVIDIA GPU")
+@on_gpu
 @pytest.mark.parametrize("name", sorted(VARIANTS))
 def test_variant_is_correct_on_gpu(binaries: dict[str, Path], name: str) -> None:
     assert_correct_on_gpu(binaries[name])
 
 
-@pytest.mark.gpu
-@needs_nvcc
-@pytest.mark.skipif(gpu_arch() is None, reason="no NVIDIA GPU")
+@on_gpu
 def test_tma_library_computes_and_refuses_a_misaligned_x(tmp_path: Path) -> None:
     # The library builds x's tensor map per call (a launch argument helper); one it cannot
     # build comes back as an error, with the process and the GPU context intact.
