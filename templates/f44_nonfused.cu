@@ -104,7 +104,8 @@ __device__ __forceinline__ uint32_t word(float a, float b) {
 // A warp takes 4 tiles of a patch row x 16 channels: its stores (4 lanes a 16-byte unit of V)
 // write two runs of 4 adjacent tile rows, 64 bytes each: whole sectors where kTilesW is even
 // (where it is odd, every other tile row's runs share their end sectors with neighbours').
-constexpr int kPatchH = 4, kPatchW = 8, kSliceC = 16;  // a block's tiles and channels
+// A block's tiles and channels: F44Config's ITRANS_PATCH and ITRANS_SLICE.
+constexpr int kPatchH = {{PATCH_H}}, kPatchW = {{PATCH_W}}, kSliceC = {{SLICE_C}};
 constexpr int kPatchTiles = kPatchH * kPatchW, kSlices = kC / kSliceC;
 constexpr int kITransThreads = kPatchTiles * kSliceC / 2;
 constexpr int kPatchesH = (kTilesH + kPatchH - 1) / kPatchH;

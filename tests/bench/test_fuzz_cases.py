@@ -16,6 +16,10 @@ def test_cases_are_reproducible_valid_and_round_trip() -> None:
     assert drawn == cases(seed=3, count=32, families=families)
     assert {c.cfg.FAMILY for c in drawn} == set(families)
     assert {c.wl.m for c in drawn if c.cfg.FAMILY == "f44"} == {4}
+    # every family's fp16 precisions, no int8 (it needs quantised inputs)
+    assert {(c.cfg.FAMILY, c.wl.dtype, c.wl.accum) for c in drawn} == {
+        ("lane", "fp16", "fp16"), ("lane", "fp16", "fp32"), ("f23", "fp16", "fp32"),
+        ("f44", "fp16", "fp32"), ("pkf", "fp16", "fp16"), ("pkf", "fp16", "fp32")}
     assert {c.kind for c in drawn} == {"default", "random"}
     for case in drawn:
         assert FAMILIES[case.cfg.FAMILY].supports(case.wl, H200) is None

@@ -20,7 +20,7 @@ import torch.nn.functional as F
 
 from ..library import WinoLibrary, compile_library_source
 from ..math.tolerance import rel_l2_tolerance
-from ..runtime import cache
+from ..runtime import cache, ops
 from ..runtime.dispatch import device_of
 from .fuzz_cases import TEMPLATE_FAMILIES, FuzzCase, cases, read_sources
 
@@ -50,15 +50,11 @@ def run(case: FuzzCase, library: WinoLibrary, large: float = LARGE_OUTPUT) -> di
                                                              else 0)
     ref = ref.relu() if "relu" in wl.epilogue else ref
     workspace = torch.empty(library.workspace_bytes(), dtype=torch.uint8, device="cuda")
-    scratch = (torch.empty(library.scratch_bytes, dtype=torch.uint8, device="cuda")
-               if library.scratch_bytes else None)
     stream = torch.cuda.current_stream().cuda_stream
     library.weight_transform(w16.contiguous().data_ptr(), workspace.data_ptr(), stream)
     y = torch.full((wl.n, wl.h, wl.w, wl.k), float("nan"), dtype=torch.float16, device="cuda")
-    library.forward(x16.contiguous().data_ptr(), y.data_ptr(), workspace.data_ptr(), stream,
-                    scratch_ptr=None if scratch is None else scratch.data_ptr(),
-                    bias_ptr=None if b16 is None else b16.data_ptr(),
-                    residual_ptr=None if r16 is None else r16.data_ptr())
+    ops.forward(library, x16.contiguous(), y, workspace, stream,
+                ops.scratch_for(library, "cuda"), b16, r16)
     torch.cuda.synchronize()
     yd = y.double()
     nonfinite = int((~torch.isfinite(yd)).sum())

@@ -20,10 +20,6 @@ from ..device import KNOWN_DEVICES, DeviceLimits
 from ..kernels import FAMILIES, FamilyConfig, parse_config
 from ..workload import EPILOGUE_OPS, Conv2dWorkload
 
-# (family, dtype, accumulator) the fuzz draws from: every fp16 precision of each family (int8
-# needs quantised inputs and has its own tests).
-PRECISIONS = {"lane": (("fp16", "fp16"), ("fp16", "fp32")), "f23": (("fp16", "fp32"),),
-              "f44": (("fp16", "fp32"),), "pkf": (("fp16", "fp32"), ("fp16", "fp16"))}
 TEMPLATE_FAMILIES = ("lane", "f23", "f44")  # built on the GPU machine itself, no TVM
 CASE_FILE = "case.json"
 SOURCE_FILE = "library.cu"
@@ -67,6 +63,12 @@ def _shape(rng: random.Random, family: str) -> tuple[int, int, int, int, int]:
     return n, h, w, c, k
 
 
+def fuzz_precisions(family: str) -> tuple[tuple[str, str], ...]:
+    """The (dtype, accumulator) pairs the fuzz draws for family: its fp16 ones (int8 needs
+    quantised inputs and has its own tests)."""
+    return tuple(p for p in FAMILIES[family].PRECISIONS if p[0] == "fp16")
+
+
 def _random_axes(family: str) -> dict[str, tuple]:
     return ({"wgmma": (False, True), "tma": (False, True), "stack": (False, True)}
             if family == "lane" else {})
@@ -77,7 +79,7 @@ def cases(seed: int, count: int, families: tuple[str, ...] = TEMPLATE_FAMILIES,
     """count cases drawn with seed: each a supported workload and a valid config."""
     rng = random.Random(seed)
     device = device or KNOWN_DEVICES["h200"]
-    choices = [(f, dtype, accum) for f in families for dtype, accum in PRECISIONS[f]]
+    choices = [(f, dtype, accum) for f in families for dtype, accum in fuzz_precisions(f)]
     out: list[FuzzCase] = []
     while len(out) < count:
         family, dtype, accum = rng.choice(choices)
@@ -122,7 +124,7 @@ def read_sources(folder: Path) -> list[tuple[FuzzCase, Path]]:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m wino_tvm.bench.fuzz_cases", description=__doc__)
-    p.add_argument("--family", action="append", choices=sorted(PRECISIONS), required=True)
+    p.add_argument("--family", action="append", choices=sorted(FAMILIES), required=True)
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--count", type=int, default=12)

@@ -20,6 +20,7 @@ from wino_tvm.errors import WinoError
 from wino_tvm.harness import QUANT_POISON, SPEC_FILE, epilogue_scale
 from wino_tvm.library import WinoLibrary
 from wino_tvm.math.quant import QMAX
+from wino_tvm.runtime.ops import forward, scratch_for
 from wino_tvm.workload import (
     OUTPUT_SCALE,
     epilogue_dtype,
@@ -167,8 +168,7 @@ def wino_case(library: Path, ops: Operands, stream: torch.cuda.Stream) -> Case:
     handle = stream.cuda_stream
     # Poisoned like the harness's workspaces: reading an element no kernel wrote gives NaN.
     workspace = torch.full((lib.workspace_bytes(),), 0xFF, dtype=torch.uint8, device="cuda")
-    scratch = (torch.full((lib.scratch_bytes,), 0xFF, dtype=torch.uint8, device="cuda")
-               if lib.scratch_bytes else None)
+    scratch = scratch_for(lib, "cuda", poison=True)
     lib.weight_transform(ops.w.data_ptr(), workspace.data_ptr(), handle)
     ys = ops.y_ring(TORCH_DTYPES[lib.out])
     scaled_y = OUTPUT_SCALE in forward_inputs(lib.epilogue, lib.dtype, lib.out)
@@ -193,11 +193,8 @@ def wino_case(library: Path, ops: Operands, stream: torch.cuda.Stream) -> Case:
     y_scale = (expected.abs().max() / QMAX).float().reshape(1) if scaled_y else None
 
     def call(r: int) -> None:
-        lib.forward(ops.xs[r].data_ptr(), ys[r].data_ptr(), workspace.data_ptr(), handle,
-                    scratch_ptr=None if scratch is None else scratch.data_ptr(),
-                    bias_ptr=None if bias is None else bias.data_ptr(),
-                    residual_ptr=None if residuals is None else residuals[r].data_ptr(),
-                    y_scale_ptr=None if y_scale is None else y_scale.data_ptr())
+        forward(lib, ops.xs[r], ys[r], workspace, handle, scratch, bias,
+                None if residuals is None else residuals[r], y_scale)
 
     def output() -> torch.Tensor:
         y = ys[0].double() * (y_scale.double() if scaled_y else 1.0)

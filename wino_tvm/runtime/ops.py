@@ -39,6 +39,29 @@ def release(handle: int) -> None:
         _KERNELS.pop(handle, None)
 
 
+def scratch_for(library: WinoLibrary, device: torch.device | str,
+                poison: bool = False) -> torch.Tensor | None:
+    """A forward's scratch for library (None: it has none); poison: 0xFF bytes (NaN as fp16),
+    so that a read of what no kernel wrote shows."""
+    if not library.scratch_bytes:
+        return None
+    if poison:
+        return torch.full((library.scratch_bytes,), 0xFF, dtype=torch.uint8, device=device)
+    return torch.empty(library.scratch_bytes, dtype=torch.uint8, device=device)
+
+
+def forward(library: WinoLibrary, x: torch.Tensor, y: torch.Tensor, workspace: torch.Tensor,
+            stream: int, scratch: torch.Tensor | None, bias: torch.Tensor | None = None,
+            residual: torch.Tensor | None = None, y_scale: torch.Tensor | None = None) -> None:
+    """library.forward on tensors; None where the kernels read nothing."""
+    def pointer(t: torch.Tensor | None) -> int | None:
+        return None if t is None else t.data_ptr()
+
+    library.forward(x.data_ptr(), y.data_ptr(), workspace.data_ptr(), stream,
+                    scratch_ptr=pointer(scratch), bias_ptr=pointer(bias),
+                    residual_ptr=pointer(residual), y_scale_ptr=pointer(y_scale))
+
+
 def _output(x: torch.Tensor, out_channels: int) -> torch.Tensor:
     n, _, h, w = x.shape
     return torch.empty((n, out_channels, h, w), dtype=x.dtype, device=x.device,
@@ -56,14 +79,8 @@ def run(x: torch.Tensor, bias: torch.Tensor | None, residual: torch.Tensor | Non
                         "deleted, or the handle is not one wino-tvm gave): convert the model "
                         "again") from None
     y = _output(x, out_channels)
-    scratch = (torch.empty(library.scratch_bytes, dtype=torch.uint8, device=x.device)
-               if library.scratch_bytes else None)
-    library.forward(
-        x.data_ptr(), y.data_ptr(), workspace.data_ptr(),
-        torch.cuda.current_stream(x.device).cuda_stream,
-        scratch_ptr=None if scratch is None else scratch.data_ptr(),
-        bias_ptr=None if bias is None else bias.data_ptr(),
-        residual_ptr=None if residual is None else residual.data_ptr())
+    forward(library, x, y, workspace, torch.cuda.current_stream(x.device).cuda_stream,
+            scratch_for(library, x.device), bias, residual)
     return y
 
 

@@ -10,6 +10,8 @@ from ...harness import COMMON, TEMPLATES, Kernels, Launch, Workspace, epilogue_f
 from ...math.winograd import tap_scale_exponents, transform_matrices
 from ...workload import Conv2dWorkload
 from .config import (
+    ITRANS_PATCH,
+    ITRANS_SLICE,
     ITRANS_THREADS,
     OTRANS_CHANNELS,
     TRANSFORM_THREADS,
@@ -48,6 +50,8 @@ def f44_kernels(wl: Conv2dWorkload, cfg: F44Config) -> Kernels:
         "PERSIST": "true" if cfg.persist else "false",
         "SMEM_BYTES": str(cfg.smem_bytes(wl)),
         "ITRANS_ITEMS": str(itrans_items(wl)), "ITRANS_THREADS": str(ITRANS_THREADS),
+        "PATCH_H": str(ITRANS_PATCH[0]), "PATCH_W": str(ITRANS_PATCH[1]),
+        "SLICE_C": str(ITRANS_SLICE),
         "B_T": c_matrix(b.T), "G": c_matrix(g), "A_T": c_matrix(a.T),
         "TAP_SCALE": c_matrix(2.0 ** -tap_scale_exponents(M)),
         "E_T": "half", "OTRANS_PARAMS": ", ".join(params),
