@@ -20,7 +20,7 @@ from wino_tvm.errors import WinoError
 from wino_tvm.harness import QUANT_POISON, SPEC_FILE, epilogue_scale
 from wino_tvm.library import WinoLibrary
 from wino_tvm.math.quant import QMAX
-from wino_tvm.runtime.ops import forward, scratch_for
+from wino_tvm.runtime.ops import forward, poisoned_bytes, scratch_for
 from wino_tvm.workload import (
     OUTPUT_SCALE,
     epilogue_dtype,
@@ -167,7 +167,7 @@ def wino_case(library: Path, ops: Operands, stream: torch.cuda.Stream) -> Case:
                         f"not {ops.shape} {ops.dtype}")
     handle = stream.cuda_stream
     # Poisoned like the harness's workspaces: reading an element no kernel wrote gives NaN.
-    workspace = torch.full((lib.workspace_bytes(),), 0xFF, dtype=torch.uint8, device="cuda")
+    workspace = poisoned_bytes(lib.workspace_bytes(), "cuda")
     scratch = scratch_for(lib, "cuda", poison=True)
     lib.weight_transform(ops.w.data_ptr(), workspace.data_ptr(), handle)
     ys = ops.y_ring(TORCH_DTYPES[lib.out])

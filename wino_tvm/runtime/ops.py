@@ -39,15 +39,19 @@ def release(handle: int) -> None:
         _KERNELS.pop(handle, None)
 
 
+def poisoned_bytes(size: int, device: torch.device | str) -> torch.Tensor:
+    """size bytes of 0xFF (NaN as fp16), so that a read of what no kernel wrote shows."""
+    return torch.full((size,), 0xFF, dtype=torch.uint8, device=device)
+
+
 def scratch_for(library: WinoLibrary, device: torch.device | str,
                 poison: bool = False) -> torch.Tensor | None:
-    """A forward's scratch for library (None: it has none); poison: 0xFF bytes (NaN as fp16),
-    so that a read of what no kernel wrote shows."""
-    if not library.scratch_bytes:
+    """A forward's scratch for library (None: it has none), poisoned_bytes where poison."""
+    size = library.scratch_bytes
+    if not size:
         return None
-    if poison:
-        return torch.full((library.scratch_bytes,), 0xFF, dtype=torch.uint8, device=device)
-    return torch.empty(library.scratch_bytes, dtype=torch.uint8, device=device)
+    return (poisoned_bytes(size, device) if poison
+            else torch.empty(size, dtype=torch.uint8, device=device))
 
 
 def forward(library: WinoLibrary, x: torch.Tensor, y: torch.Tensor, workspace: torch.Tensor,
