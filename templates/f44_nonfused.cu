@@ -49,8 +49,12 @@ __device__ constexpr float kTapScale[6][6] = {{TAP_SCALE}};
 constexpr int kAlpha = 6, kTaps = kAlpha * kAlpha, kM = 4;
 constexpr int kTilesH = (kH + kM - 1) / kM, kTilesW = (kW + kM - 1) / kM;
 constexpr long long kTiles = (long long)kN * kTilesH * kTilesW;
-constexpr int kBlockM = 128;  // GEMM rows (tiles) a block: two consumer warpgroups of m64
-constexpr int kBlockN = {{BLOCK_N}};  // GEMM columns (output channels) a block
+// A block's outputs: kBlockM tiles x kBlockN channels of one tap. Its two consumer warpgroups
+// (m64 each) stack along the tiles (128) or stand side by side along the channels (64: fewer pad
+// rows where the tiles are few, at twice U's bytes a MAC).
+constexpr int kBlockM = {{BLOCK_M}};
+constexpr int kBlockN = {{BLOCK_N}};
+constexpr int kSplitN = 128 / kBlockM, kWarpgroupN = kBlockN / kSplitN;  // a warpgroup's columns
 constexpr int kStages = {{STAGES}};   // the operand ring's depth
 constexpr bool kPersist = {{PERSIST}};  // resident blocks loop over the GEMM's items
 constexpr long long kTilesPad = (kTiles + kBlockM - 1) / kBlockM * kBlockM;
@@ -61,8 +65,10 @@ constexpr int kVBytes = kBlockM * kChunkC * 2, kUBytes = kBlockN * kChunkC * 2;
 constexpr int kStageBytes = kVBytes + kUBytes;
 constexpr int kSmemBytes = kStages * kStageBytes + 2 * kStages * 8;
 constexpr int kConsumerWarps = 8, kThreads = 32 * (kConsumerWarps + 1);  // + the producer warp
-constexpr int kNHalves = kBlockN / 128;  // m64n128k16 wgmmas a k-step (two for kBlockN 256)
+constexpr int kNHalves = kWarpgroupN / 128;  // a warpgroup's m64n128k16 wgmmas a k-step
 static_assert(kC % kChunkC == 0 && kK % kBlockN == 0, "f44: F44Config.problems is out of step");
+static_assert((kBlockM == 64 || kBlockM == 128) && (kNHalves == 1 || kNHalves == 2),
+              "f44: F44Config.problems is out of step (block shape)");
 // F44Config.smem_bytes computes the launch's dynamic shared memory on its own; they must agree.
 static_assert(kSmemBytes == {{SMEM_BYTES}}, "f44: F44Config.smem_bytes is out of step");
 
@@ -298,10 +304,10 @@ __device__ __forceinline__ Item item_at(int item) {
   return {item % kColBlocks, item / kColBlocks % kRowBlocks, item / (kColBlocks * kRowBlocks)};
 }
 
-// A unit of work: an item's columns 128 first .. 128 (first + halves) - 1. Where the last round
-// of `step` resident blocks would leave SMs idle (576 items on 132 SMs: 48 in the fifth
-// round), its items go as two units of 128 columns, so that it takes half as long (kBlockN 256
-// only; the halves come after the whole items).
+// A unit of work: each warpgroup's columns 128 first .. 128 (first + halves) - 1 of its
+// kWarpgroupN. Where the last round of `step` resident blocks would leave SMs idle (576 items on
+// 132 SMs: 48 in the fifth round), its items go as two units of half the columns, so that it
+// takes half as long (two wgmmas a k-step only; the halves come after the whole items).
 struct Unit {
   Item item;
   int first, halves;
@@ -320,11 +326,14 @@ __device__ __forceinline__ Unit unit_at(int unit, int whole) {
 
 __device__ __forceinline__ void store_m(const float (&acc)[kNHalves][64], Unit unit, int warp,
                                        int lane, half* __restrict__ M) {
-  // M[tap][tile][k], fp16: each lane's rows 16 warp + lane / 4 (+ 8), 8 channels per 16 bytes.
+  // M[tap][tile][k], fp16: each lane's rows 16 (warp % 4) + lane / 4 (+ 8) of its warpgroup's
+  // 64, 8 channels per 16 bytes.
   const Item item = unit.item;
-  const long long row = (long long)item.row_block * kBlockM + 16 * warp + (lane >> 2);
+  const int warpgroup = warp / 4;
+  const long long row = (long long)item.row_block * kBlockM + 64 * (warpgroup / kSplitN) +
+                        16 * (warp % 4) + (lane >> 2);
   half* m_at = M + ((long long)item.tap * kTilesPad + row) * kK + item.col_block * kBlockN +
-               128 * unit.first + (lane & 3) * 8;
+               kWarpgroupN * (warpgroup % kSplitN) + 128 * unit.first + (lane & 3) * 8;
 #pragma unroll
   for (int h = 0; h < kNHalves; ++h) {
     if (h == unit.halves) break;
@@ -359,11 +368,13 @@ __device__ __forceinline__ void unit_mma(float (&acc)[kNHalves][64], uint32_t ba
 #pragma unroll
     for (int k16 = 0; k16 < kChunkC / 16; ++k16) {
       const uint64_t a =
-          descriptor(v_at + (2 * k16 * kBlockM + 64 * warpgroup) * 16, kBlockM * 16);
+          descriptor(v_at + (2 * k16 * kBlockM + 64 * (warpgroup / kSplitN)) * 16, kBlockM * 16);
 #pragma unroll
       for (int h = 0; h < kHalves; ++h)
         wgmma(acc[h], a,
-              descriptor(u_at + (2 * k16 * kBlockN + 128 * (first + h)) * 16, kBlockN * 16),
+              descriptor(u_at + (2 * k16 * kBlockN + kWarpgroupN * (warpgroup % kSplitN) +
+                                 128 * (first + h)) * 16,
+                         kBlockN * 16),
               chunk > 0 || k16 > 0);
     }
     wgmma_commit();
@@ -404,8 +415,8 @@ __device__ __forceinline__ void batched_gemm(const half* __restrict__ V,
       const unsigned char* u_src =
           reinterpret_cast<const unsigned char*>(U) +
           ((long long)at.tap * kColBlocks + at.col_block) * kChunks * kUBytes;
-      // A half's rows of U are 2 KB of each 8-channel group: one copy a group, to where the
-      // whole chunk would put them.
+      // A half's rows of U are 2 KB of each 8-channel group and warpgroup: one copy each, to
+      // where the whole chunk would put them.
       const int u_bytes = kUBytes / kNHalves * u.halves, u_first = 128 * 16 * u.first;
       for (int chunk = 0; chunk < kChunks; ++chunk, ++it) {
         const int s = it % kStages;
@@ -417,15 +428,16 @@ __device__ __forceinline__ void batched_gemm(const half* __restrict__ V,
           tma_copy(u_dst, u_src + (long long)chunk * kUBytes, kUBytes, full);
         } else {
           for (int g = 0; g < kChunkC / 8; ++g)
-            tma_copy(u_dst + g * kBlockN * 16 + u_first,
-                     u_src + (long long)chunk * kUBytes + g * kBlockN * 16 + u_first, 128 * 16,
-                     full);
+            for (int side = 0; side < kSplitN; ++side) {
+              const int at = (g * kBlockN + side * kWarpgroupN) * 16 + u_first;
+              tma_copy(u_dst + at, u_src + (long long)chunk * kUBytes + at, 128 * 16, full);
+            }
         }
       }
     }
     return;
   }
-  const int warpgroup = warp >> 2;  // rows 64 warpgroup .. + 63 of the block's 128
+  const int warpgroup = warp >> 2;  // its rows (kSplitN 1) or columns (2) of the block's
   float acc[kNHalves][64];
   for (int unit = blockIdx.x, it = 0; unit < n_units; unit += step) {
     const Unit u = unit_at(unit, whole);

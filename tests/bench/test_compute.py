@@ -32,7 +32,7 @@ def test_a_bound_that_admits_f4x4_sweeps_f44_and_adds_its_default() -> None:
     base = Conv2dWorkload(1, 128, 128, 512, 512, dtype="fp16")
     pool = sweep(base, H200, Axes.parse("f44", (2, 4), []), 3e-3)
     swept = [cfg.name(wl) for wl, cfg, why in pool if why == "sweep"]
-    assert len(swept) == 7 and all("-m4-f44-" in name for name in swept), swept
+    assert len(swept) == 13 and all("-m4-f44-" in name for name in swept), swept
     defaults = {why: cfg.name(wl) for wl, cfg, why in pool if why.endswith("default")}
     assert defaults["f44 default"] == "fp16-fp32-m4-f44-bn256-pb-st4"
     assert "f23 default" in defaults

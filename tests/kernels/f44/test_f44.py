@@ -25,7 +25,7 @@ from wino_tvm.device import KNOWN_DEVICES
 from wino_tvm.errors import WinoError
 from wino_tvm.kernels import parse_config
 from wino_tvm.kernels.f44 import FAMILY
-from wino_tvm.kernels.f44.config import F44Config, workspace_bytes
+from wino_tvm.kernels.f44.config import F44Config
 from wino_tvm.kernels.f44.generate import f44_kernels
 from wino_tvm.math.tolerance import ACCURACY_BAR
 from wino_tvm.math.winograd import tap_scale_exponents, transform_matrices
@@ -47,7 +47,9 @@ def test_name_round_trips() -> None:
     wl = fp16(1, 128, 128, 512, 512)
     assert F44Config().name(wl) == "fp16-fp32-m4-f44-bn256-st4"
     assert PB.name(wl) == "fp16-fp32-m4-f44-bn256-pb-st4"
-    for cfg in (F44Config(), PB, F44Config(block_n=128, stages=3)):
+    assert PB.with_(block_m=64, stages=5).name(wl) == "fp16-fp32-m4-f44-bm64-bn256-pb-st5"
+    for cfg in (F44Config(), PB, F44Config(block_n=128, stages=3),
+                F44Config(block_m=64, block_n=512, stages=3)):
         assert parse_config(cfg.name(wl)) == ({"dtype": "fp16", "accum": "fp32", "m": 4}, cfg)
     assert F44Config().needs_sm90a
     for bad in ("fp16-fp32-m4-f44-bn64-st4", "fp16-fp32-m4-f44-st4",
@@ -66,6 +68,12 @@ def test_name_round_trips() -> None:
     (fp16(1, 64, 64, 512, 512), F44Config(stages=7), "f44: stages=7 is not one of 2, 3, 4, 5, 6"),
     (fp16(1, 64, 64, 512, 512), F44Config(stages=5),
      ("f44: shared memory 245840 B", "exceeds NVIDIA H200's 232448 B per block: fewer stages")),
+    (fp16(1, 64, 64, 512, 512), F44Config(block_n=512),
+     "f44: block_m=128 with block_n=512 gives each warpgroup 512 columns: choose block_n 128 or "
+     "256"),
+    (fp16(1, 64, 64, 512, 512), F44Config(block_m=64, block_n=128),
+     "f44: block_m=64 with block_n=128 gives each warpgroup 64 columns: choose block_n 256 or "
+     "512"),
     (fp16(1, 1024, 1024, 128, 128), F44Config(block_n=128),
      "f44: V, M and U take 1153 MiB, over the 1024 MiB the family allows: split the batch N=1"),
 ])
@@ -80,11 +88,14 @@ def test_supports_and_default() -> None:
     assert FAMILY.supports(fp16(1, 128, 128, 512, 512), H200) is None
     assert FAMILY.default(fp16(1, 128, 128, 512, 512), H200) == PB
     assert FAMILY.default(fp16(2, 30, 17, 192, 128), H200) == PB.with_(block_n=128)
+    # fewer than four blocks of 128 tiles (8 x 7 x 7 = 392): blocks of 64 tiles
+    assert FAMILY.default(fp16(8, 28, 28, 512, 512), H200) == PB.with_(block_m=64, stages=5)
+    assert FAMILY.default(fp16(8, 32, 32, 512, 512), H200) == PB  # 512 tiles
     assert "m=4" in FAMILY.supports(fp16(1, 128, 128, 512, 512, m=2), H200)
     assert "C=32 must be a multiple of 64" in FAMILY.supports(fp16(1, 56, 56, 32, 64), H200)
     # V and M of a 1024² image at 128 channels: over the cap, named with the fix
     assert "split the batch" in FAMILY.supports(fp16(1, 1024, 1024, 128, 128), H200)
-    assert workspace_bytes(fp16(1, 128, 128, 512, 512)) == 2 * 36 * (1024 * 512 * 2 + 512 * 512)
+    assert PB.workspace_bytes(fp16(1, 128, 128, 512, 512)) == 2 * 36 * (1024 * 512 * 2 + 512 * 512)
 
 
 def c_initialiser(source: str, name: str) -> np.ndarray:
@@ -138,8 +149,18 @@ def test_filled_source_takes_the_projects_matrices_and_launches() -> None:
     assert plain.forward_launches[1].grid == (padded // 128 * 36, 1, 1)
 
 
+def test_blocks_of_64_tiles_pad_to_64_and_stand_side_by_side() -> None:
+    wl, cfg = fp16(3, 37, 45, 128, 256), F44Config(block_m=64)
+    kernels = f44_kernels(wl, cfg)
+    padded = -(-3 * 10 * 12 // 64) * 64  # 384 rows against 512 at block_m 128
+    assert {w.name: w.count for w in kernels.workspaces}["V"] == 36 * padded * 128
+    assert kernels.forward_launches[1].grid == (padded // 64 * 36, 1, 1)
+    assert cfg.warpgroup_n() == 128 and cfg.smem_bytes(wl) == 4 * (64 + 256) * 128 + 4 * 16
+    assert "constexpr int kBlockM = 64;" in kernels.source
+
+
 @pytest.mark.parametrize("argv, message", [
-    (["--set", "block_n=64"], "block_n='64': choose one of 128, 256"),
+    (["--set", "block_n=64"], "block_n='64': choose one of 128, 256, 512"),
     (["--m", "2"], "f44 takes fp16 with fp32 accumulators at m=4, not fp16/fp32 at m=2"),
     (["--shape", "1,64,64,96,512"], "f44: C=96 must be a multiple of 64"),
     (["--arch", "sm_80"], "uses wgmma or TMA, which need an sm_90 GPU (H100, H200)"),
@@ -157,7 +178,9 @@ def test_space_offers_f44_at_m4_only() -> None:
     wl = fp16(1, 128, 128, 512, 512, m=2)
     kept, _ = config_space(wl, H200, Axes.parse("f44", (2, 4), []))
     names = sorted(c.cfg.name(c.wl) for c in kept)
-    assert len(names) == 8 and all(n.startswith("fp16-fp32-m4-f44-") for n in names), names
+    # block_m 128 with block_n 128 or 256, block_m 64 with 256, or 512 at 3 stages (4 exceed
+    # shared memory); persistent or not; 3 or 4 stages
+    assert len(names) == 14 and all(n.startswith("fp16-fp32-m4-f44-") for n in names), names
     kept, _ = config_space(wl, H200, Axes.parse("f44", (2,), []))
     assert kept == []
 
@@ -199,6 +222,12 @@ VARIANTS = {
     "c64_k256_halves_pb": (fp16(1, 20, 24, 64, 256, epilogue=("bias",)), PB),
     "c64_k256_last_round_halves_pb": (fp16(1, 80, 96, 64, 256, epilogue=("residual", "relu")),
                                       PB),
+    # blocks of 64 tiles, the warpgroups side by side: odd shapes with the epilogue; two wgmmas
+    # a warpgroup, all 36 items in halves (U's copies a half and warpgroup)
+    "c128_k256_odd_epilogue_bm64_pb": (fp16(3, 37, 45, 128, 256, epilogue=ALL),
+                                       PB.with_(block_m=64, stages=5)),
+    "c64_k512_bm64_bn512_halves_pb": (fp16(1, 20, 24, 64, 512, epilogue=("bias",)),
+                                      PB.with_(block_m=64, block_n=512, stages=3)),
 }
 
 

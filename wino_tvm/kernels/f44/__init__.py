@@ -14,7 +14,7 @@ from collections.abc import Callable
 from ...device import DeviceLimits
 from ...workload import Conv2dWorkload
 from ..base import Family, FamilyConfig, Generated
-from .config import BLOCK_M, PRECISIONS, F44Config, M, tiles
+from .config import PRECISIONS, F44Config, M, tiles
 from .generate import f44_kernels
 
 
@@ -35,15 +35,18 @@ class F44Family(Family):
 
     def default(self, wl: Conv2dWorkload, device: DeviceLimits) -> F44Config:
         """Persistent GEMM blocks, the widest K takes (V read once for two), four stages: the
-        fastest at 1x128²x512 and 1x256²x512, 4% behind at 8x28²x512 (experiments:
-        f44_template)."""
+        fastest at 1x128²x512 and 1x256²x512 (experiments: f44_template). Below four blocks of
+        128 tiles, blocks of 64 tiles x 256 channels and five stages: fewer pad rows and fuller
+        rounds, 1.10x at 8x28²x512 and 1.17x at 1x28²x512 (experiments: f44_block_m)."""
+        if tiles(wl) < 4 * 128 and wl.k % 256 == 0:
+            return F44Config(block_m=64, block_n=256, persist=True, stages=5)
         return F44Config(block_n=256 if wl.k % 256 == 0 else 128, persist=True, stages=4)
 
     def rank(self, wl: Conv2dWorkload) -> int:
         """First where C, K >= 512 fill its GEMM (four blocks of tiles or more), last elsewhere:
         it won from 1.14x (8x28²x512) to 1.55x (1x256²x512) at C = K = 512 and lost at C = 256
         and at 1x28²x512's one block of tiles (experiments: f44_template)."""
-        return -1 if min(wl.c, wl.k) >= 512 and tiles(wl) >= 4 * BLOCK_M else 4
+        return -1 if min(wl.c, wl.k) >= 512 and tiles(wl) >= 4 * 128 else 4
 
     def generate(self, wl: Conv2dWorkload, cfg: FamilyConfig, arch: str,
                  log: Callable[[str], None]) -> Generated:

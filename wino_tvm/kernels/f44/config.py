@@ -1,8 +1,8 @@
 """The F(4x4) family's config: its knobs as data, and the shared-memory, grid and workspace
 model that templates/f44_nonfused.cu static_asserts (TVM-free).
 
-Three kernels a forward: ITrans to V in global memory, a batched GEMM on wgmma (a block of 128
-tiles x block_n output channels of one tap, C in chunks of 64), OTrans with the epilogue.
+Three kernels a forward: ITrans to V in global memory, a batched GEMM on wgmma (a block of
+block_m tiles x block_n output channels of one tap, C in chunks of 64), OTrans with the epilogue.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ M = 4  # output pixels per tile side
 ALPHA = M + 2
 TAPS = ALPHA * ALPHA
 PRECISIONS = (("fp16", "fp32"),)
-BLOCK_M = 128  # GEMM rows (tiles) a block: two warpgroups of m64
+WARPGROUP_M = 64  # a consumer warpgroup's GEMM rows (tiles): wgmma's m64
+WARPGROUP_N = (128, 256)  # its columns: one or two m64n128k16 wgmmas a k-step
 CHUNK_C = 64  # channels a staged operand chunk
 MBARRIER_BYTES = 8
 CONSUMER_WARPS = 8
@@ -31,8 +32,11 @@ MAX_WORKSPACE_BYTES = 1 << 30
 
 KNOBS = (
     Fixed(("f44",)),
-    Knob("block_n", 256, (128, 256), "bn", "output channels a GEMM block (one or two m64n128 "
-         "wgmmas a k-step)", always=True),
+    Knob("block_m", 128, (64, 128), "bm", "tiles a GEMM block: its two warpgroups stacked "
+         "along the tiles (128) or side by side along the channels (64: fewer pad rows where "
+         "the tiles are few, twice U's bytes a MAC)"),
+    Knob("block_n", 256, (128, 256, 512), "bn", "output channels a GEMM block (a warpgroup's "
+         "share one or two m64n128 wgmmas a k-step)", always=True),
     Knob("persist", False, (False, True), "pb",
          "persistent GEMM blocks (as many as stay resident), each looping over its share of "
          "the GEMM's blocks of outputs, the next one's copies under this one's M stores"),
@@ -57,14 +61,40 @@ class F44Config(FamilyConfig):
         return (CONSUMER_WARPS + 1) * WARP_SIZE
 
     def smem_bytes(self, wl: Conv2dWorkload) -> int:
-        """templates/f44_nonfused.cu's kSmemBytes: `stages` chunks of V (128 x 64) and U
+        """templates/f44_nonfused.cu's kSmemBytes: `stages` chunks of V (block_m x 64) and U
         (block_n x 64) in fp16, and two mbarriers a stage."""
-        stage = (BLOCK_M + self.block_n) * CHUNK_C * 2 + 2 * MBARRIER_BYTES
+        stage = (self.block_m + self.block_n) * CHUNK_C * 2 + 2 * MBARRIER_BYTES
         return self.stages * stage
 
+    def warpgroup_n(self) -> int:
+        """A consumer warpgroup's columns: block_n, or half of it beside the other's."""
+        return self.block_n * self.block_m // (2 * WARPGROUP_M)
+
     def items(self, wl: Conv2dWorkload) -> int:
-        """The GEMM's blocks of outputs: 128 tiles x block_n channels of one tap."""
-        return wl.k // self.block_n * padded_tiles(wl) // BLOCK_M * TAPS
+        """The GEMM's blocks of outputs: block_m tiles x block_n channels of one tap."""
+        return wl.k // self.block_n * self.padded_tiles(wl) // self.block_m * TAPS
+
+    def padded_tiles(self, wl: Conv2dWorkload) -> int:
+        """The GEMM's rows: the tiles, up to a whole block."""
+        return -(-tiles(wl) // self.block_m) * self.block_m
+
+    def itrans_items(self, wl: Conv2dWorkload) -> int:
+        """templates/f44_nonfused.cu's kITransItems: each image's patches of 4 x 8 tiles and
+        the padding rows' patches, each in slices of 16 channels (the persistent launch's most
+        blocks)."""
+        rows, cols = ITRANS_PATCH
+        tiles_h, tiles_w = -(-wl.h // M), -(-wl.w // M)
+        patches = wl.n * -(-tiles_h // rows) * -(-tiles_w // cols)
+        padding = -(-(self.padded_tiles(wl) - tiles(wl)) // (rows * cols))
+        return (patches + padding) * (wl.c // ITRANS_SLICE)
+
+    def workspace_elements(self, wl: Conv2dWorkload) -> dict[str, int]:
+        """fp16 elements of V (taps x padded tiles x C), M (x K) and U (taps x C x K)."""
+        rows = TAPS * self.padded_tiles(wl)
+        return {"V": rows * wl.c, "M": rows * wl.k, "U": TAPS * wl.c * wl.k}
+
+    def workspace_bytes(self, wl: Conv2dWorkload) -> int:
+        return 2 * sum(self.workspace_elements(wl).values())
 
     def grid(self, wl: Conv2dWorkload) -> tuple[int, int, int]:
         """A block an item (persistent: the launch takes the resident blocks)."""
@@ -82,15 +112,20 @@ class F44Config(FamilyConfig):
                 f"{name}={value} must be a multiple of {step}"
                 for name, value, step in (("C", wl.c, CHUNK_C), ("K", wl.k, self.block_n))
                 if value % step))
-        if workspace_bytes(wl) > MAX_WORKSPACE_BYTES:
-            out.append(f"f44: V, M and U take {workspace_bytes(wl) / 2**20:.0f} MiB, over the "
+        if self.warpgroup_n() not in WARPGROUP_N:
+            fits = (n * 2 * WARPGROUP_M // self.block_m for n in WARPGROUP_N)
+            out.append(f"f44: block_m={self.block_m} with block_n={self.block_n} gives each "
+                       f"warpgroup {self.warpgroup_n()} columns: choose block_n "
+                       f"{' or '.join(map(str, fits))}")
+        if self.workspace_bytes(wl) > MAX_WORKSPACE_BYTES:
+            out.append(f"f44: V, M and U take {self.workspace_bytes(wl) / 2**20:.0f} MiB, over the "
                        f"{MAX_WORKSPACE_BYTES >> 20} MiB the family allows: split the batch "
                        f"N={wl.n} or the image")
         if not out and device is not None and device.sm != 90:
             return self.device_problems(wl, device)  # wgmma first: no stage count helps there
         if not out and device is not None and self.smem_bytes(wl) > device.smem_per_block:
             out.append(f"f44: shared memory {self.smem_bytes(wl)} B ({self.stages} stages of "
-                       f"{BLOCK_M} + {self.block_n} rows of 64 channels) exceeds "
+                       f"{self.block_m} + {self.block_n} rows of 64 channels) exceeds "
                        f"{device.name}'s {device.smem_per_block} B per block: fewer stages")
         return out or self.device_problems(wl, device)
 
@@ -99,28 +134,3 @@ def tiles(wl: Conv2dWorkload) -> int:
     """4x4 output tiles of all images."""
     return wl.n * -(-wl.h // M) * -(-wl.w // M)
 
-
-def padded_tiles(wl: Conv2dWorkload) -> int:
-    """The GEMM's rows: the tiles, up to a whole block."""
-    return -(-tiles(wl) // BLOCK_M) * BLOCK_M
-
-
-def itrans_items(wl: Conv2dWorkload) -> int:
-    """templates/f44_nonfused.cu's kITransItems: each image's patches of 4 x 8 tiles and the
-    padding rows' patches, each in slices of 16 channels (the persistent launch's most
-    blocks)."""
-    rows, cols = ITRANS_PATCH
-    tiles_h, tiles_w = -(-wl.h // M), -(-wl.w // M)
-    patches = wl.n * -(-tiles_h // rows) * -(-tiles_w // cols)
-    padding = -(-(padded_tiles(wl) - tiles(wl)) // (rows * cols))
-    return (patches + padding) * (wl.c // ITRANS_SLICE)
-
-
-def workspace_elements(wl: Conv2dWorkload) -> dict[str, int]:
-    """fp16 elements of V (taps x padded tiles x C), M (x K) and U (taps x C x K)."""
-    rows = TAPS * padded_tiles(wl)
-    return {"V": rows * wl.c, "M": rows * wl.k, "U": TAPS * wl.c * wl.k}
-
-
-def workspace_bytes(wl: Conv2dWorkload) -> int:
-    return 2 * sum(workspace_elements(wl).values())

@@ -17,9 +17,7 @@ from .config import (
     TRANSFORM_THREADS,
     F44Config,
     M,
-    itrans_items,
     tiles,
-    workspace_elements,
 )
 
 TEMPLATE_PATH = TEMPLATES / "f44_nonfused.cu"
@@ -46,10 +44,10 @@ def f44_kernels(wl: Conv2dWorkload, cfg: F44Config) -> Kernels:
     source = fill_template(TEMPLATE_PATH.read_text(), {
         "CONFIG": cfg.name(wl),
         "N": str(wl.n), "H": str(wl.h), "W": str(wl.w), "C": str(wl.c), "K": str(wl.k),
-        "BLOCK_N": str(cfg.block_n), "STAGES": str(cfg.stages),
+        "BLOCK_M": str(cfg.block_m), "BLOCK_N": str(cfg.block_n), "STAGES": str(cfg.stages),
         "PERSIST": "true" if cfg.persist else "false",
         "SMEM_BYTES": str(cfg.smem_bytes(wl)),
-        "ITRANS_ITEMS": str(itrans_items(wl)), "ITRANS_THREADS": str(ITRANS_THREADS),
+        "ITRANS_ITEMS": str(cfg.itrans_items(wl)), "ITRANS_THREADS": str(ITRANS_THREADS),
         "PATCH_H": str(ITRANS_PATCH[0]), "PATCH_W": str(ITRANS_PATCH[1]),
         "SLICE_C": str(ITRANS_SLICE),
         "B_T": c_matrix(b.T), "G": c_matrix(g), "A_T": c_matrix(a.T),
@@ -60,12 +58,12 @@ def f44_kernels(wl: Conv2dWorkload, cfg: F44Config) -> Kernels:
     })
     ktrans = Launch("wino_f44_ktrans", transform_threads(wl.c * wl.k), (TRANSFORM_THREADS, 1, 1),
                     0, ("w", "U"))
-    itrans = Launch("wino_f44_itrans", (itrans_items(wl), 1, 1), (ITRANS_THREADS, 1, 1), 0,
+    itrans = Launch("wino_f44_itrans", (cfg.itrans_items(wl), 1, 1), (ITRANS_THREADS, 1, 1), 0,
                     ("x", "V"), persistent=True)
     bgemm = Launch("wino_f44_bgemm", cfg.grid(wl), (cfg.threads(), 1, 1), cfg.smem_bytes(wl),
                    ("V", "U", "M"), persistent=cfg.persist, early=True)
     otrans = Launch("wino_f44_otrans", transform_threads(tiles(wl) * wl.k // OTRANS_CHANNELS),
                     (TRANSFORM_THREADS, 1, 1), 0, ("M", *inputs, "y"), early=True)
     workspaces = tuple(Workspace(name, "half", count)
-                       for name, count in workspace_elements(wl).items())
+                       for name, count in cfg.workspace_elements(wl).items())
     return Kernels(source, workspaces, (ktrans,), (itrans, bgemm, otrans))
