@@ -43,10 +43,10 @@ class F44Family(Family):
         return F44Config(block_n=256 if wl.k % 256 == 0 else 128, persist=True, stages=4)
 
     def rank(self, wl: Conv2dWorkload) -> int:
-        """First where C, K >= 512 fill its GEMM (four blocks of tiles or more), last elsewhere:
-        it won from 1.14x (8x28²x512) to 1.55x (1x256²x512) at C = K = 512 and lost at C = 256
-        and at 1x28²x512's one block of tiles (experiments: f44_template)."""
-        return -1 if min(wl.c, wl.k) >= 512 and tiles(wl) >= 4 * 128 else 4
+        """First at C, K >= 512, last elsewhere: it won from 1.14x (8x28²x512) to 1.55x
+        (1x256²x512) at C = K = 512 and lost at C = 256 (experiments: f44_template); with
+        blocks of 64 tiles it is faster than f23 at 1x28²x512 too (experiments: f44_block_m)."""
+        return -1 if min(wl.c, wl.k) >= 512 else 4
 
     def generate(self, wl: Conv2dWorkload, cfg: FamilyConfig, arch: str,
                  log: Callable[[str], None]) -> Generated:
