@@ -136,13 +136,13 @@ def test_filled_source_takes_the_projects_matrices_and_launches() -> None:
     # The GEMM and OTrans start early, each waiting for the previous kernel's V or M first.
     assert [launch.early for launch in kernels.forward_launches] == [False, True, True]
     for body, first_read in (("void batched_gemm(", "tma_copy("),
-                             ("void output_transform(", "__ldg")):
+                             ("void output_transform(", "load_halves<true>(M")):
         code = kernels.source.split(body)[1]
         assert code.index("grid_dependency_wait();") < code.index(first_read), body
     assert bgemm.grid == (padded // 128 * 36, 1, 1) and bgemm.block == (288, 1, 1)
     assert bgemm.shared_bytes == cfg.smem_bytes(wl) == 4 * (128 + 256) * 128 + 4 * 16
     assert otrans.args == ("M", "bias", "residual", "y")
-    assert otrans.grid[0] == -(-tiles * 256 // 4 // 256)
+    assert otrans.grid[0] == -(-tiles * 256 // 2 // 256)  # a thread per tile and 2 channels
     plain = f44_kernels(fp16(3, 37, 45, 128, 256), F44Config())
     assert plain.forward_launches[2].args == ("M", "y")
     assert not plain.forward_launches[1].persistent

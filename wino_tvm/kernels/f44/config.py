@@ -25,7 +25,7 @@ ITRANS_CHANNELS = 2  # channels an ITrans thread (templates/f44_nonfused.cu says
 ITRANS_PATCH = (4, 8)  # tile rows and columns an ITrans block, its input region read once
 ITRANS_SLICE = 16  # channels an ITrans block
 ITRANS_THREADS = ITRANS_PATCH[0] * ITRANS_PATCH[1] * ITRANS_SLICE // ITRANS_CHANNELS
-OTRANS_CHANNELS = 4  # channels an OTrans thread: 8-byte loads and stores
+OTRANS_CHANNELS = 2  # channels an OTrans thread: 4-byte loads and stores
 # The kernels' element offsets are 64-bit, but V, M and U together must stay a workspace a
 # model can afford beside its activations: 1 GiB.
 MAX_WORKSPACE_BYTES = 1 << 30

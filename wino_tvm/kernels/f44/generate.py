@@ -49,7 +49,7 @@ def f44_kernels(wl: Conv2dWorkload, cfg: F44Config) -> Kernels:
         "SMEM_BYTES": str(cfg.smem_bytes(wl)),
         "ITRANS_ITEMS": str(cfg.itrans_items(wl)), "ITRANS_THREADS": str(ITRANS_THREADS),
         "PATCH_H": str(ITRANS_PATCH[0]), "PATCH_W": str(ITRANS_PATCH[1]),
-        "SLICE_C": str(ITRANS_SLICE),
+        "SLICE_C": str(ITRANS_SLICE), "OTRANS_CHANNELS": str(OTRANS_CHANNELS),
         "B_T": c_matrix(b.T), "G": c_matrix(g), "A_T": c_matrix(a.T),
         "TAP_SCALE": c_matrix(2.0 ** -tap_scale_exponents(M)),
         "E_T": "half", "OTRANS_PARAMS": ", ".join(params),
