@@ -19,6 +19,7 @@ from .config import (
     M,
     tiles,
 )
+from .shared_sums import c_function
 
 TEMPLATE_PATH = TEMPLATES / "f44_nonfused.cu"
 
@@ -52,6 +53,7 @@ def f44_kernels(wl: Conv2dWorkload, cfg: F44Config) -> Kernels:
         "SLICE_C": str(ITRANS_SLICE), "OTRANS_CHANNELS": str(OTRANS_CHANNELS),
         "B_T": c_matrix(b.T), "G": c_matrix(g), "A_T": c_matrix(a.T),
         "TAP_SCALE": c_matrix(2.0 ** -tap_scale_exponents(M)),
+        "BT_APPLY": c_function(b.T, "bt_apply"),
         "E_T": "half", "OTRANS_PARAMS": ", ".join(params),
         "PTX": (COMMON / "ptx.cuh").read_text().rstrip("\n"),
         **fills,
