@@ -288,7 +288,7 @@ __device__ __forceinline__ void weight_transform(const half* __restrict__ w, hal
   }
 }
 
-// ---- BGEMM: a block per (tap, 128 tiles, kBlockN channels); a producer warp, 2 warpgroups ----
+// ---- BGEMM: a block per (tap, kBlockM tiles, kBlockN channels); a producer warp, 2 warpgroups
 // d = a b (accumulate false) or d += a b; a and b from shared memory.
 __device__ __forceinline__ void wgmma(float (&d)[64], uint64_t a, uint64_t b, bool accumulate) {
 #if WINO_SM90A
@@ -313,7 +313,7 @@ __device__ __forceinline__ void wgmma(float (&d)[64], uint64_t a, uint64_t b, bo
 #endif
 }
 
-// A block's outputs: 128 tiles x kBlockN channels of one tap (an item). Items are numbered
+// A block's outputs: kBlockM tiles x kBlockN channels of one tap (an item). Items are numbered
 // channels first, so that the blocks reading the same V chunks run together; with kPersist a
 // resident block takes every gridDim.x-th unit of work, its producer copying the next unit's
 // chunks while the warpgroups store this one's M.
