@@ -35,8 +35,8 @@ KNOBS = (
     Knob("block_m", 128, (64, 128), "bm", "tiles a GEMM block: its two warpgroups stacked "
          "along the tiles (128) or side by side along the channels (64: fewer pad rows where "
          "the tiles are few, twice U's bytes a MAC)"),
-    Knob("block_n", 256, (128, 256, 512), "bn", "output channels a GEMM block (a warpgroup's "
-         "share one or two m64n128 wgmmas a k-step)", always=True),
+    Knob("block_n", 256, (128, 256, 512), "bn", "output channels a GEMM block (each "
+         "warpgroup's share of them: one or two m64n128 wgmmas a k-step)", always=True),
     Knob("persist", False, (False, True), "pb",
          "persistent GEMM blocks (as many as stay resident), each looping over its share of "
          "the GEMM's blocks of outputs, the next one's copies under this one's M stores"),
