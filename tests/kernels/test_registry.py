@@ -58,14 +58,15 @@ def test_registry_holds_the_four_families() -> None:
 
 
 def test_each_family_ranks_its_default_where_it_won() -> None:
-    """f44 first at C = K = 512 with four blocks of tiles, last elsewhere; f23 first from
-    C = 128; the lane kernels first below it; pkf after both templates."""
+    """f44 first at C = K = 512 (down to one block of 64 tiles), last elsewhere; f23 first
+    from C = 128; the lane kernels first below it; pkf after both templates."""
     def order(*shape: int) -> list[str]:
         wl = Conv2dWorkload(*shape, dtype="fp16")
         return sorted(FAMILIES, key=lambda name: FAMILIES[name].rank(wl))
 
     assert order(1, 128, 128, 512, 512) == ["f44", "f23", "lane", "pkf"]
-    assert order(1, 28, 28, 512, 512) == ["f23", "lane", "pkf", "f44"]
+    assert order(1, 28, 28, 512, 512) == ["f44", "f23", "lane", "pkf"]
+    assert order(1, 28, 28, 256, 256) == ["f23", "lane", "pkf", "f44"]
     assert order(1, 56, 56, 64, 64) == ["lane", "f23", "pkf", "f44"]
 
 
