@@ -71,6 +71,13 @@ constexpr long long kTiles = (long long)kN * kTilesH * kTilesW;
 constexpr int kBlockM = {{BLOCK_M}};
 constexpr int kBlockN = {{BLOCK_N}};
 constexpr int kSplitN = 128 / kBlockM, kWarpgroupN = kBlockN / kSplitN;  // a warpgroup's columns
+// A consumer warpgroup's first row (tile) and column (channel) in its block.
+__host__ __device__ constexpr int warpgroup_row(int warpgroup) {
+  return 64 * (warpgroup / kSplitN);
+}
+__host__ __device__ constexpr int warpgroup_column(int warpgroup) {
+  return kWarpgroupN * (warpgroup % kSplitN);
+}
 constexpr int kStages = {{STAGES}};   // the operand ring's depth
 constexpr bool kPersist = {{PERSIST}};  // resident blocks loop over the GEMM's items
 constexpr long long kTilesPad = (kTiles + kBlockM - 1) / kBlockM * kBlockM;
@@ -350,10 +357,10 @@ __device__ __forceinline__ void store_m(const float (&acc)[kNHalves][64], Unit u
   // 64, 8 channels per 16 bytes.
   const Item item = unit.item;
   const int warpgroup = warp / 4;
-  const long long row = (long long)item.row_block * kBlockM + 64 * (warpgroup / kSplitN) +
+  const long long row = (long long)item.row_block * kBlockM + warpgroup_row(warpgroup) +
                         16 * (warp % 4) + (lane >> 2);
   half* m_at = M + ((long long)item.tap * kTilesPad + row) * kK + item.col_block * kBlockN +
-               kWarpgroupN * (warpgroup % kSplitN) + 128 * unit.first + (lane & 3) * 8;
+               warpgroup_column(warpgroup) + 128 * unit.first + (lane & 3) * 8;
 #pragma unroll
   for (int h = 0; h < kNHalves; ++h) {
     if (h == unit.halves) break;
@@ -388,11 +395,11 @@ __device__ __forceinline__ void unit_mma(float (&acc)[kNHalves][64], uint32_t ba
 #pragma unroll
     for (int k16 = 0; k16 < kChunkC / 16; ++k16) {
       const uint64_t a =
-          descriptor(v_at + (2 * k16 * kBlockM + 64 * (warpgroup / kSplitN)) * 16, kBlockM * 16);
+          descriptor(v_at + (2 * k16 * kBlockM + warpgroup_row(warpgroup)) * 16, kBlockM * 16);
 #pragma unroll
       for (int h = 0; h < kHalves; ++h)
         wgmma(acc[h], a,
-              descriptor(u_at + (2 * k16 * kBlockN + kWarpgroupN * (warpgroup % kSplitN) +
+              descriptor(u_at + (2 * k16 * kBlockN + warpgroup_column(warpgroup) +
                                  128 * (first + h)) * 16,
                          kBlockN * 16),
               chunk > 0 || k16 > 0);
@@ -448,8 +455,8 @@ __device__ __forceinline__ void batched_gemm(const half* __restrict__ V,
           tma_copy(u_dst, u_src + (long long)chunk * kUBytes, kUBytes, full);
         } else {
           for (int g = 0; g < kChunkC / 8; ++g)
-            for (int side = 0; side < kSplitN; ++side) {
-              const int at = (g * kBlockN + side * kWarpgroupN) * 16 + u_first;
+            for (int side = 0; side < kSplitN; ++side) {  // the warpgroups' columns
+              const int at = (g * kBlockN + warpgroup_column(side)) * 16 + u_first;
               tma_copy(u_dst + at, u_src + (long long)chunk * kUBytes + at, 128 * 16, full);
             }
         }
@@ -497,7 +504,7 @@ __device__ __forceinline__ void output_transform(const half* __restrict__ M,
                                                  const ET* __restrict__ bias,
                                                  const ET* __restrict__ residual,
                                                  half* __restrict__ y) {
-  constexpr int kE = kOChannels, kGroups = kK / kE;
+  constexpr int kE = kOChannels, kGroups = kK / kE;  // a thread's channels, its tile's threads
   const long long id = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (id >= kTiles * kGroups) return;
   const int k = (int)(id % kGroups) * kE;
