@@ -1,2 +1,0 @@
-#!/bin/bash
-bash .lab/f44_m_slots/run.sh && bash .lab/f44_fused_warps/trace.sh
