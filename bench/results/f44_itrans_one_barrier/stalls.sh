@@ -1,9 +1,0 @@
-#!/bin/bash
-# Lab: ITrans's warp stall reasons (ncu WarpStateStats, SchedulerStats) at two shapes, defaults.
-F="-std=c++17 -O3 -diag-suppress=177 -gencode=arch=compute_90a,code=sm_90a"
-for n in a-8x28x28x512x512 a-1x128x128x512x512; do nvcc $F -o .lab/ab/$n/bin .lab/ab/$n/program.cu & done; wait
-for n in a-8x28x28x512x512 a-1x128x128x512x512; do
-  timeout 200 ncu --clock-control none --kernel-name regex:"wino_f44_itrans" --launch-skip 2 --launch-count 1 \
-    --section WarpStateStats --section SchedulerStats --section LaunchStats --section Occupancy --metrics smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_lg_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_wait_per_issue_active.ratio,smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio,smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_drain_per_issue_active.ratio,smsp__average_warps_issue_stalled_membar_per_issue_active.ratio,smsp__average_warps_issue_stalled_not_selected_per_issue_active.ratio,smsp__average_warps_issue_stalled_selected_per_issue_active.ratio,smsp__average_warps_issue_stalled_dispatch_stall_per_issue_active.ratio,smsp__average_warps_issue_stalled_no_instruction_per_issue_active.ratio,smsp__average_warps_issue_stalled_imc_miss_per_issue_active.ratio,smsp__average_warps_issue_stalled_sleeping_per_issue_active.ratio,smsp__average_warps_issue_stalled_tex_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_branch_resolving_per_issue_active.ratio \
-    .lab/ab/$n/bin --checks 1 --warmup 3 --iters 3 > $OUT/stalls_$n.txt 2>&1; grep -c "Stall\|Warp Cycles" $OUT/stalls_$n.txt
-done
