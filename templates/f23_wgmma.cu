@@ -64,6 +64,10 @@ constexpr bool kPersist = {{PERSIST}};      // blocks loop over the tiles (grid.
 // tile may be split between blocks: the last wave's imbalance goes (N=128 14²: 420 tiles on 132
 // SMs run 4 rounds for 3.18 of work).
 constexpr bool kStreamK = {{STREAM_K}};
+// A third warpgroup issues x's copies (cp.async onto mbarriers), so the MMA warpgroups' chunk
+// loop has no copy and no warpgroup barrier in it; setmaxnreg moves its registers to them
+// (experiments: f23_producer, f23_producer_racecheck).
+constexpr bool kProducer = {{PRODUCER}};
 constexpr int kMaxBlocks = {{SK_MAX_BLOCKS}};  // stream-K: most blocks a launch (partials' slots)
 constexpr bool kBias = {{BIAS}}, kResidual = {{RESIDUAL}}, kRelu = {{RELU}};
 using XT = {{X_T}};  // x and w: half, or int8_t
@@ -98,7 +102,13 @@ constexpr int kWarpgroups = 2;
 constexpr int kGroupRows = 64;              // a warpgroup's rows (m64)
 constexpr int kGroupThreads = 128;
 constexpr int kBlockRows = kWarpgroups * kGroupRows;
-constexpr int kThreads = kWarpgroups * kGroupThreads;
+constexpr int kThreads = (kWarpgroups + kProducer) * kGroupThreads;
+// The CTA keeps the registers it launched with (384 x 168 = 64512): the two budgets share them.
+// The MMA warpgroups take 247 unbounded; at 216 they spill in the chunk loop, at 224 a word at
+// most at a tile's end, and the producer a word of its copy plans with compact rows.
+constexpr int kConsumerRegisters = 224, kProducerRegisters = 56;
+static_assert(kWarpgroups * kConsumerRegisters + kProducerRegisters <= (kWarpgroups + 1) * 168,
+              "f23: setmaxnreg budgets exceed the launch's registers");
 constexpr int kKBlocks = kK / kBlockK;
 constexpr int kTiles = kKBlocks * ((kRows + kBlockRows - 1) / kBlockRows);
 // The most pairs of rows of tiles a warpgroup's 32 pairs (from a multiple of 32) reach, less 1.
@@ -135,7 +145,10 @@ constexpr int kXBytes = (kPatchRows * kRowBytes + 127) / 128 * 128;
 constexpr int kUBytes = 12 * kChunkC * kBlockK * 2;
 constexpr int kGroupBytes = kXStages * kXBytes;  // a warpgroup's input ring
 // U's ring, then each warpgroup's, then the mbarriers full[s] and empty[s] of U's stages.
-constexpr int kSmemBytes = kUStages * kUBytes + kWarpgroups * kGroupBytes + 2 * kUStages * 8;
+constexpr int kSmemBytes = kUStages * kUBytes + kWarpgroups * kGroupBytes + 2 * kUStages * 8 +
+                           (kProducer ? 2 * kXStages * 8 : 0);
+static_assert(!kProducer || (!kStreamK && kSplits == 1), "f23: the producer takes neither "
+              "stream-K nor a C split");
 
 static_assert(kC % kChunkC == 0 && kK % kBlockK == 0, "f23: C % 16 == 0 and K % 64 == 0");
 static_assert(kPixelPieces == 1 << kPieceShift, "f23: a pixel is 1, 2 or 4 16-byte copies");
@@ -599,6 +612,11 @@ __device__ __forceinline__ void forward(const XT* __restrict__ x, const half* __
   const uint32_t bars = base + kUStages * kUBytes + kWarpgroups * kGroupBytes;
   const auto full = [&](int stage) { return bars + 8u * stage; };
   const auto empty = [&](int stage) { return bars + 8u * (kUStages + stage); };
+  // With kProducer: a warpgroup input stage's pixels have landed (x_full, the producer's 128
+  // threads' copies), and both warpgroups' 8 warps are done with them (x_empty).
+  const auto x_full = [&](int stage) { return bars + 8u * (2 * kUStages + stage); };
+  const auto x_empty = [&](int stage) { return bars + 8u * (2 * kUStages + kXStages + stage); };
+  const int lane_id = threadIdx.x & 31;
   // The block's tiles (128 rows x 64 channels, channels fastest): its own, with kPersist every
   // gridDim.x-th from blockIdx.x, with kStreamK the chunks from share_begin(blockIdx.x) to the
   // next block's (iterations of all tiles' chunks in order). Its iterations run through their
@@ -642,17 +660,49 @@ __device__ __forceinline__ void forward(const XT* __restrict__ x, const half* __
   if (threadIdx.x == 0) {
     for (int s = 0; s < kUStages; ++s) {
       mbarrier_init(full(s), 1);
-      mbarrier_init(empty(s), kWarpgroups);
+      mbarrier_init(empty(s), kProducer ? 4 * kWarpgroups : kWarpgroups);
     }
+    if constexpr (kProducer)
+      for (int s = 0; s < kXStages; ++s) {
+        mbarrier_init(x_full(s), kGroupThreads);
+        mbarrier_init(x_empty(s), kWarpgroups * kGroupThreads);
+      }
     mbarrier_init_fence();
   }
   __syncthreads();  // the barriers are initialised before any copy or wait
+  if constexpr (kProducer) {
+    if (warpgroup == kWarpgroups) {
+      setmaxnreg_dec<kProducerRegisters>();
+      CopyPlan plans[kWarpgroups];
+      for (int it = 0; it < iterations; ++it) {
+        if ((unsigned)it % kXChunks == 0) {
+          const int group = (unsigned)it / kXChunks, s = (unsigned)group % kXStages;
+          if (chunk_of(it) == 0)
+#pragma unroll
+            for (int g = 0; g < kWarpgroups; ++g)
+              plans[g] = plan_copies(tid, tile_of(it) / kKBlocks * kBlockRows + g * kGroupRows);
+          if (group >= kXStages) mbarrier_wait(x_empty(s), ((unsigned)group / kXStages - 1) & 1);
+#pragma unroll
+          for (int g = 0; g < kWarpgroups; ++g)
+            stage_x(base + kUStages * kUBytes + g * kGroupBytes + s * kXBytes, x_rank, plans[g],
+                    tid, chunk_of(it));
+          cp_async_arrive(x_full(s));
+        }
+      }
+      return;
+    }
+    setmaxnreg_inc<kConsumerRegisters>();
+  }
+  // U's first chunks by thread 0 (with kProducer too: U by the producer, one thread waiting on
+  // both warpgroups, held up its x copies: experiments: f23_producer).
   if (threadIdx.x == 0)
     for (int it = 0; it < kUAhead && it < iterations; ++it)
       stage_u(base + it * kUBytes, full(it), empty(it), u_src(it), it);
-  for (int it = 0; it < kXAhead; ++it) {
-    if (it < iterations) copy_x(it);
-    else cp_async_commit();
+  if constexpr (!kProducer) {
+    for (int it = 0; it < kXAhead; ++it) {
+      if (it < iterations) copy_x(it);
+      else cp_async_commit();
+    }
   }
 
   // finish for this block's rank (a template argument there).
@@ -681,19 +731,28 @@ __device__ __forceinline__ void forward(const XT* __restrict__ x, const half* __
     const TransformPlan tasks = plan_transform(tid, rows_of(tile));
     for (int chunk = 0; chunk < chunks; ++chunk, ++it) {
       const int u_stage = (unsigned)it % kUStages, x_stage = (unsigned)it / kXChunks % kXStages;
-      cp_async_wait<kXAhead - 1>();
-      mbarrier_wait(full(u_stage), (unsigned)it / kUStages & 1);
-      // The chunk has landed for the warpgroup; its MMAs of it - 2 are done in all 4 warps.
-      group_sync(warpgroup);
-      if (it + kUAhead < iterations) {
-        const int next = unsigned(it + kUAhead) % kUStages;  // held it - 2
-        if (tid == 0 && it >= kUStages - kUAhead) mbarrier_arrive(empty(next));
-        if (threadIdx.x == 0)
-          stage_u(base + next * kUBytes, full(next), empty(next), u_src(it + kUAhead),
-                  it + kUAhead);
+      if constexpr (kProducer) {
+        if ((unsigned)it % kXChunks == 0) {
+          // The last stage's pixels are in this warp's registers (its transforms are past).
+          if (it > 0) mbarrier_arrive(x_empty((x_stage + kXStages - 1) % kXStages));
+          mbarrier_wait(x_full(x_stage), (unsigned)it / kXChunks / kXStages & 1);
+        }
+        mbarrier_wait(full(u_stage), (unsigned)it / kUStages & 1);
+      } else {
+        cp_async_wait<kXAhead - 1>();
+        mbarrier_wait(full(u_stage), (unsigned)it / kUStages & 1);
+        // The chunk has landed for the warpgroup; its MMAs of it - 2 are done in all 4 warps.
+        group_sync(warpgroup);
+        if (it + kUAhead < iterations) {
+          const int next = unsigned(it + kUAhead) % kUStages;  // held it - 2
+          if (tid == 0 && it >= kUStages - kUAhead) mbarrier_arrive(empty(next));
+          if (threadIdx.x == 0)
+            stage_u(base + next * kUBytes, full(next), empty(next), u_src(it + kUAhead),
+                    it + kUAhead);
+        }
+        if (it + kXAhead < iterations) copy_x(it + kXAhead);
+        else cp_async_commit();
       }
-      if (it + kXAhead < iterations) copy_x(it + kXAhead);
-      else cp_async_commit();
       // the stage's pixels at this chunk's channels
       const XT* xs = reinterpret_cast<const XT*>(smem + (x_base - base) + x_stage * kXBytes) +
                      (unsigned)it % kXChunks * kChunkC;
@@ -712,6 +771,17 @@ __device__ __forceinline__ void forward(const XT* __restrict__ x, const half* __
         if (r < 2) load_v_rows(xs, tasks, r + 1, d);
         if (kRowPairs && r < 2) wgmma_wait<1>();
         else wgmma_wait<2>();
+        if constexpr (kProducer)
+          if (r == 0) {  // this warp's MMAs of it - 2 are done: U's stage is free
+            __syncwarp();
+            if (lane_id == 0 && it >= kUStages - kUAhead)
+              mbarrier_arrive(empty((unsigned)(it + kUAhead) % kUStages));
+            if (threadIdx.x == 0 && it + kUAhead < iterations) {
+              const int next = unsigned(it + kUAhead) % kUStages;  // held it - 2
+              stage_u(base + next * kUBytes, full(next), empty(next), u_src(it + kUAhead),
+                      it + kUAhead);
+            }
+          }
         transform(d, r, a);
         wgmma_fence();  // a written, the accumulators read by the last tile's epilogue
 #pragma unroll

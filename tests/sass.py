@@ -65,17 +65,40 @@ def _hgmma_registers(opcode: str, operands: list[str]) -> set[int]:
     return used
 
 
-def in_flight_writes(code: list[tuple[int, str]]) -> list[str]:
-    """Instructions that write a register of a wgmma group still in flight: each loop with an
-    HGMMA (a backward branch) run three times over in order, its groups (committed by the
-    HGMMA with gsb0) retired by WARPGROUP.DEPBAR.LE gsb0, N; without such a loop, the code once.
-    Conservative: every instruction of the loop counts, taken or not."""
+def _hgmma_loops(code: list[tuple[int, str]]) -> list[tuple[int, int]]:
+    """(start, end) indices of each loop with an HGMMA in it (a backward branch's range)."""
     loops = []
     for end, (address, text) in enumerate(code):
         if (branch := _BRANCH.search(text)) and int(branch.group(1), 16) < address:
             start = next(i for i, (a, _) in enumerate(code) if a == int(branch.group(1), 16))
             if any("HGMMA" in s for _, s in code[start:end]):
-                loops.append((code[start:end + 1], 3))
+                loops.append((start, end))
+    return loops
+
+
+def chunk_loops(code: list[tuple[int, str]]) -> list[tuple[int, int]]:
+    """The innermost loops with an HGMMA (start, end indices): the chunk loops. A backward
+    branch across an EXIT is an out-of-line retry (an mbarrier wait's) jumping back into the
+    body, not a loop."""
+    loops = [(s, e) for s, e in _hgmma_loops(code)
+             if not any(re.match(r"(@\S+ )?EXIT", text) for _, text in code[s:e])]
+    return [(s, e) for s, e in loops
+            if not any(s <= s2 and e2 <= e and (s2, e2) != (s, e) for s2, e2 in loops)]
+
+
+def mma_loop_local_accesses(code: list[tuple[int, str]]) -> list[str]:
+    """Local-memory loads and stores (spills) in the chunk loops, where a spill would sit in
+    the MMA chain."""
+    return [f"{code[i][0]:#06x}: {code[i][1]}" for s, e in chunk_loops(code)
+            for i in range(s, e + 1) if re.match(r"(@\S+ )?(STL|LDL)", code[i][1])]
+
+
+def in_flight_writes(code: list[tuple[int, str]]) -> list[str]:
+    """Instructions that write a register of a wgmma group still in flight: each loop with an
+    HGMMA (a backward branch) run three times over in order, its groups (committed by the
+    HGMMA with gsb0) retired by WARPGROUP.DEPBAR.LE gsb0, N; without such a loop, the code once.
+    Conservative: every instruction of the loop counts, taken or not."""
+    loops = [(code[start:end + 1], 3) for start, end in _hgmma_loops(code)]
     found = []
     for body, passes in loops or [(code, 1)]:
         pending: list[set[int]] = []

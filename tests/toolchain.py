@@ -74,17 +74,19 @@ def variant_fixtures(family: str,
     return artifacts, binaries
 
 
-def assert_no_spills(lines: list[str], kernel: str, where: object) -> None:
-    """ptxas's report (compile_check) of kernel: no spills and at most 255 registers (the
-    accumulators' 128 and more: a spill would cost it most), and no wgmma fence or wait that
-    ptxas inserted itself where registers change between wgmmas (slow: an injected wait
-    serialises every chunk's MMAs; experiments: tune_persist)."""
+def assert_no_spills(lines: list[str], kernel: str, where: object, spill_bytes: int = 0) -> None:
+    """ptxas's report (compile_check) of kernel: no spills (at most spill_bytes each way where a
+    caller allows a few outside the MMA loop) and at most 255 registers (the accumulators' 128
+    and more: a spill would cost it most), and no wgmma fence or wait that ptxas inserted itself
+    where registers change between wgmmas (slow: an injected wait serialises every chunk's
+    MMAs; experiments: tune_persist)."""
     text = "\n".join(lines)
     # ptxas reports each kernel's spills, then its registers
     found = re.search(rf"{kernel}.*?(\d+) bytes spill stores, (\d+) bytes spill loads.*?Used "
                       r"(\d+) registers", text, re.S)
     assert found, (where, text)
-    assert found.group(1, 2) == ("0", "0") and int(found.group(3)) <= 255, (where, text)
+    stores, loads, registers = (int(v) for v in found.group(1, 2, 3))
+    assert max(stores, loads) <= spill_bytes and registers <= 255, (where, text)
     for injected in ("warpgroup.arrive is injected", "warpgroup.wait is injected", "serialized"):
         assert injected not in text, (where, injected)
 

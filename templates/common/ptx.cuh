@@ -41,6 +41,22 @@ __device__ __forceinline__ void ldmatrix_x4(uint32_t (&b)[4], uint32_t addr) {
                : "r"(addr));
 }
 
+// The executing thread's cp.async copies so far arrive on the mbarrier once they have landed
+// (no pending count added: the barrier's count includes this arrival).
+__device__ __forceinline__ void cp_async_arrive(uint32_t bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(bar) : "memory");
+}
+
+// Warp-specialised register budgets (sm_90): a warpgroup takes or gives back registers.
+template <int kRegisters>
+__device__ __forceinline__ void setmaxnreg_inc() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(kRegisters));
+}
+template <int kRegisters>
+__device__ __forceinline__ void setmaxnreg_dec() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kRegisters));
+}
+
 // mbarriers (CTA scope: cluster-scope waits put an L1 invalidation after each, experiments:
 // f23_wgmma). An init is published to the async proxy by mbarrier_init_fence before any TMA
 // copy completes on the barrier.

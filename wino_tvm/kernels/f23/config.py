@@ -66,6 +66,11 @@ KNOBS = (
     Knob("c_split", 1, (1, 2, 4), "cs",
          "a cluster of this many blocks shares each block's outputs, each with that share of "
          "the C loop (for workloads with fewer blocks than SMs)", axis=(1, 2)),
+    Knob("producer", False, (False, True), "pw",
+         "a third warpgroup issues the input copies onto mbarriers, its registers moved to the "
+         "MMA warpgroups (setmaxnreg)",
+         requires=((lambda c: not c.stream_k and c.c_split == 1,
+                    "takes neither stream-K nor a C split: drop stream_k and c_split"),)),
 )
 
 
@@ -82,8 +87,8 @@ class F23Config(FamilyConfig):
         return True
 
     def threads(self, wl: Conv2dWorkload) -> int:
-        """A warpgroup of 4 warps per 64 rows."""
-        return 4 * WARP_SIZE * TB_M // WARPGROUP_ROWS
+        """A warpgroup of 4 warps per 64 rows, and one more with the producer."""
+        return 4 * WARP_SIZE * (TB_M // WARPGROUP_ROWS + self.producer)
 
     def accumulator_registers(self, wl: Conv2dWorkload) -> int:
         """TAPS sets of a warpgroup's m64 x tb_n over its threads, 4 bytes each."""
@@ -127,7 +132,8 @@ class F23Config(FamilyConfig):
         group = self.stages * shmem_aligned(patch)
         u_chunk = 12 * TB_K * TB_N * 2
         warpgroups = TB_M // WARPGROUP_ROWS
-        return U_STAGES * u_chunk + warpgroups * group + 2 * U_STAGES * MBARRIER_BYTES
+        x_bars = 2 * self.stages * MBARRIER_BYTES if self.producer else 0
+        return U_STAGES * u_chunk + warpgroups * group + 2 * U_STAGES * MBARRIER_BYTES + x_bars
 
     def pixel_bytes(self, wl: Conv2dWorkload) -> int:
         """A staged pixel: its x_chunks * 16 channels, fp16 with 8 halves more (so that a

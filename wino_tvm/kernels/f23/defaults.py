@@ -19,8 +19,9 @@ def default_config(wl: Conv2dWorkload, device: DeviceLimits) -> F23Config:
     transformed row serves two GEMM rows) and two chunks an input stage (64-byte copies) where
     they apply; persistent blocks where the tiles exceed half the SMs, else a C split of two;
     compact rows where an image's garbage row would cost a round of persistent blocks; four
-    input buffers where they fit, three for persistent blocks on strips (the H200 sweeps' picks:
-    experiments f23_strips, f23_xchunks, f23_stages_pb)."""
+    input buffers where they fit, three for persistent blocks on strips; the producer warpgroup
+    where C is not split (the H200 sweeps' picks: experiments f23_strips, f23_xchunks,
+    f23_stages_pb, f23_producer_racecheck)."""
     strip = default_strip(wl)
     cfg = F23Config(stages=4, row_pairs=True, strip=strip)
     tiles = math.prod(cfg.grid(wl)[:2])
@@ -34,6 +35,8 @@ def default_config(wl: Conv2dWorkload, device: DeviceLimits) -> F23Config:
         cfg = dataclasses.replace(cfg, c_split=2)
     if wl.c // TB_K // cfg.c_split % 2 == 0:
         cfg = dataclasses.replace(cfg, x_chunks=2)
+    if cfg.c_split == 1:
+        cfg = dataclasses.replace(cfg, producer=True)
     one_chunk = dataclasses.replace(cfg, x_chunks=1)
     fallbacks = (cfg, dataclasses.replace(cfg, stages=3), one_chunk,
                  dataclasses.replace(one_chunk, stages=3), F23Config(strip=strip))

@@ -34,6 +34,7 @@ def f23_kernels(wl: Conv2dWorkload, cfg: F23Config) -> Kernels:
         "C_SPLITS": str(cfg.c_split),
         "PERSIST": "true" if cfg.persist else "false",
         "STREAM_K": "true" if cfg.stream_k else "false",
+        "PRODUCER": "true" if cfg.producer else "false",
         "COMPACT_ROWS": "true" if cfg.compact_rows else "false",
         "ROW_PAIRS": "true" if cfg.row_pairs else "false",
         "STRIP_TILES": str(cfg.strip),
