@@ -182,10 +182,11 @@ def test_sm_fill_is_softer_for_workloads_too_small_to_fill_the_gpu() -> None:
     space, _ = default_space(tiny)
     assert space, "a small workload keeps a non-empty space"
     # the space the code before the families kept with `--f23 0,1` (commit 7bb888f: 614
-    # configs), and the f23 configs of two chunks an input stage (xc2) on top
-    # and f44's at m = 4 (C, K = 512)
+    # configs), and the f23 configs of two chunks an input stage (xc2) or the producer (pw) on
+    # top and f44's at m = 4 (C, K = 512)
     assert {c.wl.m for c in space if c.cfg.FAMILY == "f44"} == {4}
-    old = [c for c in space if getattr(c.cfg, "x_chunks", 1) == 1 and c.cfg.FAMILY != "f44"]
+    old = [c for c in space if getattr(c.cfg, "x_chunks", 1) == 1
+           and not getattr(c.cfg, "producer", False) and c.cfg.FAMILY != "f44"]
     assert len(old) == 614
     assert {c.cfg.FAMILY for c in space if c not in old} == {"f23", "f44"}
     assert names_digest(old) == (
@@ -299,8 +300,8 @@ def test_int8_space_has_m_2_and_4_only() -> None:
 def test_default_space_is_the_old_one_with_f23() -> None:
     """Every family is in the default space now; before the families (commit 7bb888f) the
     F(2, 3) configs were opt-in (`--f23 0,1`): the same configs, 5005 with them and 4973
-    without. The f23 strips (sw) and two-chunk stages (xc) add their configs on top, the old
-    ones unchanged."""
+    without. The f23 strips (sw), two-chunk stages (xc) and the producer (pw) add their configs
+    on top, the old ones unchanged."""
     assert DEFAULT_AXES == Axes(families=("pkf", "lane", "f23", "f44"), m=(2, 4), knobs={})
     wl = Conv2dWorkload(128, 28, 28, 128, 128, "fp16", 2)
     space, _ = default_space(wl)
@@ -309,15 +310,16 @@ def test_default_space_is_the_old_one_with_f23() -> None:
     space = [c for c in space if c.cfg.FAMILY != "f44"]
     assert {c.cfg.FAMILY for c in space} == {"pkf", "lane", "f23"}
     whole_rows = [c for c in space if getattr(c.cfg, "strip", 0) == 0
-                  and getattr(c.cfg, "x_chunks", 1) == 1]
+                  and getattr(c.cfg, "x_chunks", 1) == 1 and not getattr(c.cfg, "producer", False)]
     assert len(whole_rows) == 5005
     assert names_digest(whole_rows) == (
         "6d0b8fca0ef792adcd96438e73fe935a19d4cee8f952988b9dcf72639fd12eb6")
-    # strips of 7 and 8 tiles only (14 and 16 of 14 tiles a row are no strips), and two-chunk
-    # stages
+    # strips of 7 and 8 tiles only (14 and 16 of 14 tiles a row are no strips), two-chunk
+    # stages and the producer
     added = [c for c in space if c not in whole_rows]
     assert {c.cfg.FAMILY for c in added} == {"f23"} and {c.cfg.strip for c in added} <= {0, 7, 8}
     assert {7, 8} <= {c.cfg.strip for c in added} and any(c.cfg.x_chunks == 2 for c in added)
+    assert any(c.cfg.producer for c in added)
     old_default = [c for c in space if c.cfg.FAMILY != "f23"]
     assert len(old_default) == 4973
     assert names_digest(old_default) == (
