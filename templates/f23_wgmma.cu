@@ -642,6 +642,16 @@ __device__ __forceinline__ void forward(const XT* __restrict__ x, const half* __
     const int chunk = tile_of(it) % kKBlocks * kChunks + rank * kRankChunks + chunk_of(it);
     return reinterpret_cast<const unsigned char*>(U) + (long long)chunk * kUBytes;
   };
+  // Chunk it - 2's U stage released by `releaser` (a warpgroup's thread 0 after its barrier, or
+  // with kProducer each warp's lane 0 after __syncwarp), then chunk it + kUAhead's copy into it
+  // by thread 0 (stage_u waits for the stage's other releases).
+  const auto next_u = [&](int it, bool releaser) {
+    if (it + kUAhead >= iterations) return;
+    const int next = unsigned(it + kUAhead) % kUStages;  // held it - 2
+    if (releaser && it >= kUStages - kUAhead) mbarrier_arrive(empty(next));
+    if (threadIdx.x == 0)
+      stage_u(base + next * kUBytes, full(next), empty(next), u_src(it + kUAhead), it + kUAhead);
+  };
   CopyPlan copies;
   // Iteration it's patch into its stage where it starts one (else nothing), one commit group.
   const auto copy_x = [&](int it) {
@@ -743,13 +753,7 @@ __device__ __forceinline__ void forward(const XT* __restrict__ x, const half* __
         mbarrier_wait(full(u_stage), (unsigned)it / kUStages & 1);
         // The chunk has landed for the warpgroup; its MMAs of it - 2 are done in all 4 warps.
         group_sync(warpgroup);
-        if (it + kUAhead < iterations) {
-          const int next = unsigned(it + kUAhead) % kUStages;  // held it - 2
-          if (tid == 0 && it >= kUStages - kUAhead) mbarrier_arrive(empty(next));
-          if (threadIdx.x == 0)
-            stage_u(base + next * kUBytes, full(next), empty(next), u_src(it + kUAhead),
-                    it + kUAhead);
-        }
+        next_u(it, tid == 0);
         if (it + kXAhead < iterations) copy_x(it + kXAhead);
         else cp_async_commit();
       }
@@ -774,13 +778,7 @@ __device__ __forceinline__ void forward(const XT* __restrict__ x, const half* __
         if constexpr (kProducer)
           if (r == 0) {  // this warp's MMAs of it - 2 are done: U's stage is free
             __syncwarp();
-            if (lane_id == 0 && it >= kUStages - kUAhead)
-              mbarrier_arrive(empty((unsigned)(it + kUAhead) % kUStages));
-            if (threadIdx.x == 0 && it + kUAhead < iterations) {
-              const int next = unsigned(it + kUAhead) % kUStages;  // held it - 2
-              stage_u(base + next * kUBytes, full(next), empty(next), u_src(it + kUAhead),
-                      it + kUAhead);
-            }
+            next_u(it, lane_id == 0);
           }
         transform(d, r, a);
         wgmma_fence();  // a written, the accumulators read by the last tile's epilogue

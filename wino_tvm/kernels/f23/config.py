@@ -116,7 +116,8 @@ class F23Config(FamilyConfig):
         chunks (12 slices of 16 x tb_n), per warpgroup `stages` input patches (the padded input
         rows, a zero row before each image, that its 64 GEMM rows and the 2 filter rows below
         reach, each 2T + 2 pixels of pixel_bytes and row_pad_bytes; V goes
-        from the patch into wgmma's A registers), and the U ring's two mbarriers a stage."""
+        from the patch into wgmma's A registers), and the U ring's two mbarriers a stage (with the
+        producer two more a stage of the input rings)."""
         tiles = self.tiles(wl)
         pairs = WARPGROUP_ROWS // 2  # with row_pairs: from a multiple of 32
         span = (2 * max((first % tiles + pairs - 1) // tiles

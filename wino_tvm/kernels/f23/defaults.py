@@ -21,7 +21,7 @@ def default_config(wl: Conv2dWorkload, device: DeviceLimits) -> F23Config:
     compact rows where an image's garbage row would cost a round of persistent blocks; four
     input buffers where they fit, three for persistent blocks on strips; the producer warpgroup
     where C is not split (the H200 sweeps' picks: experiments f23_strips, f23_xchunks,
-    f23_stages_pb, f23_producer_racecheck)."""
+    f23_stages_pb, f23_producer_adopt)."""
     strip = default_strip(wl)
     cfg = F23Config(stages=4, row_pairs=True, strip=strip)
     tiles = math.prod(cfg.grid(wl)[:2])
