@@ -181,7 +181,7 @@ def sanitize() -> Iterator[tuple[Conv2dWorkload, FamilyConfig]]:
     synccheck (wino_tvm.bench.sanitize): the pkf fusions, persistent blocks, warp groups, the
     channel split and U from L2; the lane kernel's mma.sync, tap split, wgmma, TMA, stack and
     own exchange; the f23 kernel plain, persistent, stream-K, C split, with the producer
-    warpgroup and int8."""
+    warpgroup (also on strips of 7 over compact rows in pairs, a default) and int8."""
     small, one_chunk = (1, 16, 20, 64, 64), (2, 12, 20, 64, 64)
     for fusion in ("syncfree", "shmem", "llc", "full"):
         yield Conv2dWorkload(*small, m=2), PkfConfig(fusion=fusion)
@@ -209,6 +209,9 @@ def sanitize() -> Iterator[tuple[Conv2dWorkload, FamilyConfig]]:
     yield f23, F23Config(c_split=2, stages=4)
     yield f23, F23Config(producer=True)
     yield f23, F23Config(persist=True, row_pairs=True, x_chunks=2, producer=True)
+    yield Conv2dWorkload(2, 10, 30, 128, 64), F23Config(persist=True, compact_rows=True,
+                                                        row_pairs=True, strip=7, x_chunks=2,
+                                                        producer=True)
     yield Conv2dWorkload(2, 9, 14, 128, 64, dtype="int8", accum="fp32", out="int8"), F23Config(
         persist=True)
 

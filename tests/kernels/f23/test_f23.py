@@ -374,6 +374,11 @@ def test_default_takes_strips_row_pairs_and_two_chunk_stages_where_they_apply() 
     # 3 chunks: one chunk a stage
     odd = family_default(fp16(544, 7, 7, 48, 64))
     assert odd.compact_rows and not odd.row_pairs and odd.x_chunks == 1
+    # strips of 7 with compact rows where they take fewer rounds of persistent blocks (456
+    # blocks in 4 rounds -> 392 in 3 at 8x56²x256), not where the rounds stay (2 at 8x28²x512)
+    narrow = family_default(fp16(8, 56, 56, 256, 256))
+    assert (narrow.strip, narrow.compact_rows, narrow.producer) == (7, True, True)
+    assert family_default(fp16(8, 28, 28, 512, 512)).strip == 8
 
 
 def family_default(wl: Conv2dWorkload) -> F23Config:
@@ -505,7 +510,8 @@ VARIANTS = {
         int8(3, 5, 9, 16, 128, out="fp16", epilogue=("relu",)), ST3_RP),
     # the producer warpgroup: one chunk and two (fewer than the rings run ahead), odd widths;
     # persistent blocks over 148 tiles (its input ring's phases run on across tiles) and over
-    # compact rows in pairs with two chunks a stage; strips as the VAE shapes' default; int8
+    # compact rows in pairs with two chunks a stage; strips of 8 as the VAE shapes' default, of 7
+    # as the default where they save a round (odd W: a last strip of 2 tiles); int8
     "c256_14_pw": (fp16(2, 14, 14, 256, 256), ST3_PW),
     "c16_pw_one_chunk_odd_relu": (fp16(3, 5, 9, 16, 128, epilogue=("relu",)), ST3_PW),
     "c32_st4_pw_two_chunks_odd_epilogue": (fp16(2, 11, 13, 32, 64, epilogue=ALL), ST4_PW),
@@ -514,6 +520,8 @@ VARIANTS = {
                                                    PB3_CR_RP_PW.with_(x_chunks=2)),
     "c256_sw8_pb_rp_xc2_pw_epilogue": (fp16(1, 40, 100, 256, 128, epilogue=ALL),
                                        PB3_RP_PW.with_(strip=8, x_chunks=2)),
+    "c256_sw7_pb_cr_rp_xc2_pw_odd_epilogue": (fp16(2, 12, 45, 256, 128, epilogue=ALL),
+                                              PB3_CR_RP_PW.with_(strip=7, x_chunks=2)),
     "int8_c128_28_pb_cr_rp_pw_int8y_epilogue": (
         int8(2, 28, 28, 128, 128, out="int8", epilogue=ALL), PB3_CR_RP_PW),
     "int8_c64_sw8_st4_rp_xc2_pw_fp16y": (int8(2, 9, 27, 64, 128, out="fp16"),
