@@ -21,11 +21,11 @@ def default_config(wl: Conv2dWorkload, device: DeviceLimits) -> F23Config:
     """Strips of 8 tiles on rows of more than 8 (fewer patch pixels a GEMM row); row pairs (one
     transformed row serves two GEMM rows) and two chunks an input stage (64-byte copies) where
     they apply; persistent blocks where the tiles exceed half the SMs, else a C split of two;
-    compact rows where an image's garbage row would cost a round of persistent blocks, and strips
-    of 7 with them where those cost one less; four input buffers where they fit, three for
-    persistent blocks on strips; the producer warpgroup where C is not split (the H200 sweeps'
-    picks: experiments f23_strips, f23_xchunks, f23_stages_pb, f23_producer_adopt,
-    f23_strips7_rounds)."""
+    compact rows (no garbage row an image), or compact rows on strips of 7, where they take fewer
+    rounds of persistent blocks (the fewest; ties keep the simpler); four input buffers where
+    they fit, three for persistent blocks on strips; the producer warpgroup where C is not split
+    (the H200 sweeps' picks: experiments f23_strips, f23_xchunks, f23_stages_pb,
+    f23_producer_adopt, f23_strips7_rounds)."""
     strip = default_strip(wl)
     cfg = F23Config(stages=4, row_pairs=True, strip=strip)
     tiles = math.prod(cfg.grid(wl)[:2])
