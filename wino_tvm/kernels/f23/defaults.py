@@ -1,5 +1,5 @@
-"""The f23 family's config with no tuning, from the shape: the rules the H100 tuning log's
-picks follow (N=32 and 128 at 7^2-28^2, C=128-512)."""
+"""The f23 family's config with no tuning, from the shape: the rules that the H100 tuning log's
+picks (N=32 and 128 at 7^2-28^2, C=128-512) and the H200 sweeps follow."""
 
 from __future__ import annotations
 
