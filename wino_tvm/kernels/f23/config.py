@@ -53,8 +53,8 @@ KNOBS = (
     Knob("stages", 3, (3, 4), "st", "input buffers per warpgroup", always=True),
     # Strips keep the patch to a strip's width, so the kernel takes any W (experiments:
     # f23_strips): the tuner tries them where whole rows do not fit or leave few tiles a row.
-    # 7 and 14 divide the rows of W = 28 and 56 without the pad tiles 8 leaves (experiments:
-    # f23_strips7: 1.16x at 8x56²x256 with compact rows, slower at four other shapes).
+    # 7 and 14 divide the rows of W = 28 and 56 without the pad tiles 8 leaves: 7, with compact
+    # rows, is the default where it saves a round of persistent blocks (f23_strips7_rounds).
     Knob("strip", 0, (0, 7, 8, 14, 16, 32), "sw",
          "rows of tiles cut into strips of this many tiles (2 output pixels each), stacked as "
          "images of their own; 0: whole rows"),
