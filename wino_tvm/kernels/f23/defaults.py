@@ -33,7 +33,8 @@ def default_config(wl: Conv2dWorkload, device: DeviceLimits) -> F23Config:
         cfg = dataclasses.replace(cfg, persist=True, stages=3 if strip else 4)
         compact = dataclasses.replace(cfg, compact_rows=True, row_pairs=wl.h % 2 == 0)
         narrow = dataclasses.replace(compact, strip=NARROW_STRIP)
-        fits = [c for c in (compact, narrow)[:1 + bool(strip)] if not c.problems(wl, device)]
+        options = (compact, narrow) if strip else (compact,)
+        fits = [c for c in options if not c.problems(wl, device)]
         cfg = min([cfg, *fits], key=lambda c: persistent_rounds(wl, c, device))  # ties: the first
     elif wl.c // TB_K % 2 == 0:
         cfg = dataclasses.replace(cfg, c_split=2)
