@@ -13,7 +13,7 @@ from .config import TB_K, F23Config, row_tiles
 
 STRIP = 8  # tiles per strip on wider rows (experiments: f23_strips)
 # Narrower strips, with compact rows, where they take fewer rounds of persistent blocks: at W =
-# 28 and 56 they leave no pad tiles (experiments: f23_strips7_rounds).
+# 28, 42 and 56 they leave no pad tiles (experiments: f23_strips7_rounds).
 NARROW_STRIP = 7
 
 
