@@ -30,7 +30,8 @@
 //   Each warpgroup on its own, with its own named barrier (a block's warps waiting for each
 //   other's copies and transform twice a chunk cost more than U's traffic; experiments:
 //   f23_wgmma, runs 6-9):
-//   cp.async: the chunk's input patch (the pixels of its 64 + 2T V rows), a ring of kXStages;
+//   cp.async: the chunk's input patch (the pixels of its 64 + 2T V rows), a ring of kXStages
+//   (with kProducer one patch of the block's 128 rows that both warpgroups read);
 //   per filter row r: transform, V_j of the rows r T below its own straight from the patch into
 //   the A registers wgmma takes from each thread; wgmma: 4 m64n64k16, A = V_j, B = U_jr from
 //   shared memory, one commit group (V never touches shared memory: its round trip was 64 of
@@ -102,28 +103,36 @@ constexpr int kWarpgroups = 2;
 constexpr int kGroupRows = 64;              // a warpgroup's rows (m64)
 constexpr int kGroupThreads = 128;
 constexpr int kBlockRows = kWarpgroups * kGroupRows;
+// The rows one staged patch serves: with kProducer the warpgroups run in step on x_full, so they
+// share one patch of the block's rows (the halo rows between them staged once; experiments:
+// f23_shared_patch), else a warpgroup's own.
+constexpr int kPatchGemmRows = kProducer ? kBlockRows : kGroupRows;
+constexpr int kRings = kProducer ? 1 : kWarpgroups;  // input rings
 constexpr int kThreads = (kWarpgroups + kProducer) * kGroupThreads;
 // The CTA keeps the registers it launched with (384 x 168 = 64512): the two budgets share them.
 // The MMA warpgroups take 247 unbounded; at 216 they spill in the chunk loop, at 224 a word at
-// most at a tile's end, and the producer a word of its copy plans with compact rows.
+// most at a tile's end, and the producer up to three words of its copy plan (made once a
+// tile) with compact rows.
 constexpr int kConsumerRegisters = 224, kProducerRegisters = 56;
 static_assert(kWarpgroups * kConsumerRegisters + kProducerRegisters <= (kWarpgroups + 1) * 168,
               "f23: setmaxnreg budgets exceed the launch's registers");
 constexpr int kKBlocks = kK / kBlockK;
 constexpr int kTiles = kKBlocks * ((kRows + kBlockRows - 1) / kBlockRows);
-// The most pairs of rows of tiles a warpgroup's 32 pairs (from a multiple of 32) reach, less 1.
+// The most pairs of rows of tiles a patch's kPatchGemmRows / 2 pairs (from a multiple of that)
+// reach, less 1.
 constexpr int pair_span() {
+  constexpr int pairs = kPatchGemmRows / 2;
   int span = 0;
-  for (int first = 0; first < 32 * kT; first += 32)  // each place of a first pair in its row
-    span = span > (first % kT + 31) / kT ? span : (first % kT + 31) / kT;
+  for (int first = 0; first < pairs * kT; first += pairs)  // each place of a first pair in its row
+    span = span > (first % kT + pairs - 1) / kT ? span : (first % kT + pairs - 1) / kT;
   return span;
 }
-// A warpgroup's 64 GEMM rows span at most kSpan + 1 rows of tiles: padded rows, or with
-// kCompactRows output rows and the zero rows between them; and 2 more below for filter rows 1, 2.
-constexpr int kSpan = kRowPairs ? 2 * pair_span() + 1 : (kGroupRows - 1 + kT - 1) / kT;
+// A patch's GEMM rows span at most kSpan + 1 rows of tiles: padded rows, or with kCompactRows
+// output rows and the zero rows between them; and 2 more below for filter rows 1, 2.
+constexpr int kSpan = kRowPairs ? 2 * pair_span() + 1 : (kPatchGemmRows - 1 + kT - 1) / kT;
 constexpr int kPatchRows = kCompactRows ? kSpan + (kH - 1 + kSpan) / kH + 3
                            : kRowPairs  ? kSpan + 3
-                                        : (kGroupRows + 2 * kT - 1) / kT + 2;
+                                        : (kPatchGemmRows + 2 * kT - 1) / kT + 2;
 constexpr int kPatchCols = 2 * kT + 2;
 // Bytes per staged pixel: fp16 24 halves, so that a warp's 8-byte loads of tiles 2 pixels apart
 // fall in distinct banks; int8 16 bytes (2 wavefronts a warp's 4-byte loads, as fp16's 8-byte).
@@ -143,9 +152,9 @@ constexpr int kUStages = 4, kUAhead = 2;    // U's ring: 2 chunks in flight, 2 b
 constexpr int kXAhead = kXChunks * (kXStages - 1);
 constexpr int kXBytes = (kPatchRows * kRowBytes + 127) / 128 * 128;
 constexpr int kUBytes = 12 * kChunkC * kBlockK * 2;
-constexpr int kGroupBytes = kXStages * kXBytes;  // a warpgroup's input ring
+constexpr int kRingBytes = kXStages * kXBytes;  // an input ring
 // U's ring, then each warpgroup's, then the mbarriers full[s] and empty[s] of U's stages.
-constexpr int kSmemBytes = kUStages * kUBytes + kWarpgroups * kGroupBytes + 2 * kUStages * 8 +
+constexpr int kSmemBytes = kUStages * kUBytes + kRings * kRingBytes + 2 * kUStages * 8 +
                            (kProducer ? 2 * kXStages * 8 : 0);
 static_assert(!kProducer || (!kStreamK && kSplits == 1), "f23: the producer takes neither "
               "stream-K nor a C split");
@@ -255,10 +264,12 @@ __device__ __forceinline__ TileAt tile_at(int g0, int warp, int g, int hh) {
   return {row / kT, row % kT};
 }
 
-// The warpgroup's first row of tiles: its patch starts at that row's padded row.
+// The first row of tiles of the GEMM rows from g0: a patch of them starts at its padded row.
 __device__ __forceinline__ int first_row(int g0) { return tile_at(g0, 0, 0, 0).o; }
+// The first GEMM row of the patch that serves the warpgroup at row g0.
+__device__ __forceinline__ int patch_start(int g0) { return g0 / kPatchGemmRows * kPatchGemmRows; }
 
-// For thread tid of the warpgroup whose rows start at g0.
+// For thread tid of the copying warpgroup, the patch whose GEMM rows start at g0.
 __device__ __forceinline__ CopyPlan plan_copies(int tid, int g0) {
   CopyPlan plan;
 #pragma unroll
@@ -283,13 +294,13 @@ __device__ __forceinline__ TransformPlan plan_transform(int tid, int g0) {
 #pragma unroll
   for (int hh = 0; hh < 2; ++hh) {
     const TileAt at = tile_at(g0, warp, g, hh);
-    const int pr = padded_row(at.o) - padded_row(first_row(g0));
+    const int pr = padded_row(at.o) - padded_row(first_row(patch_start(g0)));
     plan.src[hh] = pr * kRowElems + 2 * at.t * kPix + 4 * q;
   }
   return plan;
 }
 
-// Chunk `chunk` of the warpgroup's input patch into `stage`, one commit group.
+// Chunk `chunk` of an input patch into `stage`, one commit group.
 __device__ __forceinline__ void stage_x(uint32_t stage, const XT* __restrict__ x,
                                         const CopyPlan& plan, int tid, int chunk) {
 #pragma unroll
@@ -608,8 +619,8 @@ __device__ __forceinline__ void forward(const XT* __restrict__ x, const half* __
   // Opaque to ptxas, so that it keeps them in registers instead of reading threadIdx.x again
   // (S2R) in the chunk loop, in front of the warpgroup's barrier (experiments: f23_rows, run 4).
   asm volatile("" : "+r"(warpgroup), "+r"(tid));
-  const uint32_t x_base = base + kUStages * kUBytes + warpgroup * kGroupBytes;
-  const uint32_t bars = base + kUStages * kUBytes + kWarpgroups * kGroupBytes;
+  const uint32_t x_base = base + kUStages * kUBytes + (kProducer ? 0 : warpgroup) * kRingBytes;
+  const uint32_t bars = base + kUStages * kUBytes + kRings * kRingBytes;
   const auto full = [&](int stage) { return bars + 8u * stage; };
   const auto empty = [&](int stage) { return bars + 8u * (kUStages + stage); };
   // With kProducer: a warpgroup input stage's pixels have landed (x_full, the producer's 128
@@ -683,19 +694,13 @@ __device__ __forceinline__ void forward(const XT* __restrict__ x, const half* __
   if constexpr (kProducer) {
     if (warpgroup == kWarpgroups) {
       setmaxnreg_dec<kProducerRegisters>();
-      CopyPlan plans[kWarpgroups];
+      CopyPlan plan;  // the block's patch
       for (int it = 0; it < iterations; ++it) {
         if ((unsigned)it % kXChunks == 0) {
           const int group = (unsigned)it / kXChunks, s = (unsigned)group % kXStages;
-          if (chunk_of(it) == 0)
-#pragma unroll
-            for (int g = 0; g < kWarpgroups; ++g)
-              plans[g] = plan_copies(tid, tile_of(it) / kKBlocks * kBlockRows + g * kGroupRows);
+          if (chunk_of(it) == 0) plan = plan_copies(tid, tile_of(it) / kKBlocks * kBlockRows);
           if (group >= kXStages) mbarrier_wait(x_empty(s), ((unsigned)group / kXStages - 1) & 1);
-#pragma unroll
-          for (int g = 0; g < kWarpgroups; ++g)
-            stage_x(base + kUStages * kUBytes + g * kGroupBytes + s * kXBytes, x_rank, plans[g],
-                    tid, chunk_of(it));
+          stage_x(base + kUStages * kUBytes + s * kXBytes, x_rank, plan, tid, chunk_of(it));
           cp_async_arrive(x_full(s));
         }
       }

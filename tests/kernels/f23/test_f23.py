@@ -318,11 +318,13 @@ def test_filled_source_and_launches() -> None:
     # at most SK_MAX_BLOCKS blocks, the partials' slots
     (forward,) = f23_kernels(fp16(128, 14, 14, 256, 256), SK3).forward_launches
     assert forward.grid == (144, 1, 1)
-    # the producer: a third warpgroup, and two mbarriers a stage of the input rings
+    # the producer: a third warpgroup, one input ring for both MMA warpgroups (128 V rows + 10
+    # over 5 tiles a row: 29 rows) and two mbarriers a stage of it
     produced = f23_kernels(wl, ST4_PW)
     (forward,) = produced.forward_launches
     assert forward.grid == (2, 1, 1) and forward.block == (384, 1, 1)
-    assert forward.shared_bytes == cfg.smem_bytes(wl) + 2 * 4 * 8
+    assert forward.shared_bytes == ST4_PW.smem_bytes(wl) == (
+        4 * 24576 + 4 * -(-29 * (12 * 24 + 16) * 2 // 128) * 128 + 8 * 8 + 2 * 4 * 8)
     assert "constexpr bool kProducer = true;" in produced.source
     assert "constexpr bool kProducer = false;" in kernels.source
 
@@ -530,7 +532,7 @@ VARIANTS = {
 
 
 artifacts, binaries = variant_fixtures("f23", VARIANTS, f23_kernels)
-PRODUCER_SPILL_BYTES = 8  # the most any producer variant spills (ptxas, each way)
+PRODUCER_SPILL_BYTES = 12  # the most any producer variant spills (ptxas, each way)
 
 
 @pytest.fixture(scope="module")
@@ -548,8 +550,9 @@ def test_every_variant_compiles_without_spills(
     for name, report in ptxas_reports.items():
         assert list(report) == ["sm_90a"], name  # wgmma: the arch-specific target
         # With the producer the warpgroups' registers are 224, 224 and 56 (setmaxnreg: 504 of
-        # a thread's 168 x 3): a word or two spills at a tile's end or in the producer's copies,
-        # none in the chunk loop (the SASS test below).
+        # a thread's 168 x 3): a word or two spills at a tile's end, up to three in the
+        # producer's copy plan (made once a tile, the block's patch), none in the chunk loop (the
+        # SASS test below).
         allowed = PRODUCER_SPILL_BYTES if VARIANTS[name][1].producer else 0
         assert_no_spills(report["sm_90a"], "wino_f23_forward", name, allowed)
 

@@ -113,28 +113,29 @@ class F23Config(FamilyConfig):
 
     def smem_bytes(self, wl: Conv2dWorkload) -> int:
         """templates/f23_wgmma.cu's kSmemBytes, which it static_asserts: U's ring of U_STAGES
-        chunks (12 slices of 16 x tb_n), per warpgroup `stages` input patches (the padded input
-        rows, a zero row before each image, that its 64 GEMM rows and the 2 filter rows below
-        reach, each 2T + 2 pixels of pixel_bytes and row_pad_bytes; V goes
-        from the patch into wgmma's A registers), and the U ring's two mbarriers a stage (with the
-        producer two more a stage of the input rings)."""
+        chunks (12 slices of 16 x tb_n), per warpgroup (with the producer, one for both)
+        `stages` input patches (the padded input rows, a zero row before each image, that its 64
+        (128) GEMM rows and the 2 filter rows below reach, each 2T + 2 pixels of pixel_bytes and
+        row_pad_bytes; V goes from the patch into wgmma's A registers), and the U ring's two
+        mbarriers a stage (with the producer two more a stage of the input ring)."""
         tiles = self.tiles(wl)
-        pairs = WARPGROUP_ROWS // 2  # with row_pairs: from a multiple of 32
+        patch_rows = TB_M if self.producer else WARPGROUP_ROWS
+        pairs = patch_rows // 2  # with row_pairs: from a multiple of that
         span = (2 * max((first % tiles + pairs - 1) // tiles
                         for first in range(0, pairs * tiles, pairs)) + 1 if self.row_pairs
-                else (WARPGROUP_ROWS - 1 + tiles - 1) // tiles)
+                else (patch_rows - 1 + tiles - 1) // tiles)
         if self.compact_rows:  # up to `span` + 1 output rows and the zero rows between them
             rows = span + (wl.h - 1 + span) // wl.h + 3
         elif self.row_pairs:  # the pairs' rows are the padded rows
             rows = span + 3
         else:
-            rows = (WARPGROUP_ROWS + 2 * tiles - 1) // tiles + 2
+            rows = (patch_rows + 2 * tiles - 1) // tiles + 2
         patch = rows * ((2 * tiles + 2) * self.pixel_bytes(wl) + self.row_pad_bytes(wl))
         group = self.stages * shmem_aligned(patch)
         u_chunk = 12 * TB_K * TB_N * 2
-        warpgroups = TB_M // WARPGROUP_ROWS
+        rings = 1 if self.producer else TB_M // WARPGROUP_ROWS
         x_bars = 2 * self.stages * MBARRIER_BYTES if self.producer else 0
-        return U_STAGES * u_chunk + warpgroups * group + 2 * U_STAGES * MBARRIER_BYTES + x_bars
+        return U_STAGES * u_chunk + rings * group + 2 * U_STAGES * MBARRIER_BYTES + x_bars
 
     def pixel_bytes(self, wl: Conv2dWorkload) -> int:
         """A staged pixel: its x_chunks * 16 channels, fp16 with 8 halves more (so that a
