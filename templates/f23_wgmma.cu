@@ -153,7 +153,8 @@ constexpr int kXAhead = kXChunks * (kXStages - 1);
 constexpr int kXBytes = (kPatchRows * kRowBytes + 127) / 128 * 128;
 constexpr int kUBytes = 12 * kChunkC * kBlockK * 2;
 constexpr int kRingBytes = kXStages * kXBytes;  // an input ring
-// U's ring, then each warpgroup's, then the mbarriers full[s] and empty[s] of U's stages.
+// U's ring, then the input rings (one with kProducer), then the mbarriers full[s] and empty[s] of
+// U's stages (with kProducer x_full[s] and x_empty[s] after them).
 constexpr int kSmemBytes = kUStages * kUBytes + kRings * kRingBytes + 2 * kUStages * 8 +
                            (kProducer ? 2 * kXStages * 8 : 0);
 static_assert(!kProducer || (!kStreamK && kSplits == 1), "f23: the producer takes neither "
