@@ -541,6 +541,19 @@ __device__ __forceinline__ void store_run(YT* at, const float (&v)[kRun]) {
   *reinterpret_cast<uint4*>(at) = make_uint4(out[0], out[1], out[2], out[3]);
 }
 
+// y's offset of output pixel px of the tile at GEMM row 16 w + g + 8 hh of the warpgroup at
+// row g0, at channel k_block; -1 past the tiles, on the garbage row (padded rows) or past W.
+// One test a pixel: tested a tile row at a time, the compiler split the first 16-byte run of
+// each pixel on strips into four 4-byte stores (experiments: f23_store_width).
+__device__ __forceinline__ long long pixel_offset(int g0, int warp, int g, int hh, int px,
+                                                  int k_block) {
+  const TileAt tile = tile_at(g0, warp, g, hh);
+  const int v = tile.o / kImageRows, n = v / kStrips, h = tile.o % kImageRows;
+  const int w = v % kStrips * 2 * kT + 2 * tile.t + px;
+  if (tile.o >= kTileRows || h >= kH || w >= kW) return -1;
+  return ((long long)(n * kH + h) * kW + w) * kK + k_block;
+}
+
 // A tile's outputs after its chunks: OTrans, the C split's or stream-K's reduction, the
 // epilogue. The rank is a template argument so that the slots other ranks finish die at their
 // stores.
@@ -579,16 +592,12 @@ __device__ __forceinline__ void finish(const float (&acc)[4][32], int g0, int k_
       load_run<true>(bias + k_block + run_channel(r, q), bias_words[r]);
 #pragma unroll
   for (int hh = 0; hh < 2; ++hh) {
-    const TileAt tile = tile_at(g0, warp, g, hh);
-    if (tile.o >= kTileRows) continue;
-    const int v = tile.o / kImageRows, n = v / kStrips, h = tile.o % kImageRows;
-    const int w0 = v % kStrips * 2 * kT + 2 * tile.t;  // the tile's first output pixel
-    if (h >= kH) continue;  // the garbage row (padded rows)
 #pragma unroll
     for (int px = 0; px < 2; ++px) {
-      const int slot = 2 * hh + px, w = w0 + px;
-      if (slot % kSplits != rank || w >= kW) continue;
-      const long long pixel = ((long long)(n * kH + h) * kW + w) * kK + k_block;
+      const int slot = 2 * hh + px;
+      if (slot % kSplits != rank) continue;
+      const long long pixel = pixel_offset(g0, warp, g, hh, px, k_block);
+      if (pixel < 0) continue;
 #pragma unroll
       for (int r = 0; r < kRuns; ++r) {
         const long long at = pixel + run_channel(r, q);
@@ -701,7 +710,7 @@ __device__ __forceinline__ void forward(const XT* __restrict__ x, const half* __
           const int group = (unsigned)it / kXChunks, s = (unsigned)group % kXStages;
           if (chunk_of(it) == 0) plan = plan_copies(tid, tile_of(it) / kKBlocks * kBlockRows);
           if (group >= kXStages) mbarrier_wait(x_empty(s), ((unsigned)group / kXStages - 1) & 1);
-          stage_x(base + kUStages * kUBytes + s * kXBytes, x_rank, plan, tid, chunk_of(it));
+          stage_x(x_base + s * kXBytes, x_rank, plan, tid, chunk_of(it));
           cp_async_arrive(x_full(s));
         }
       }

@@ -575,6 +575,22 @@ def test_no_variant_writes_a_wgmma_register_in_flight_or_spills_in_the_chunk_loo
 
 @pytest.mark.nvcc
 @needs_nvcc
+@pytest.mark.skipif(find_cuobjdump() is None, reason="cuobjdump not found: pip install -e .[test]")
+def test_every_variant_stores_y_in_16_byte_stores(
+        artifacts: dict[str, Path], ptxas_reports: dict[str, dict[str, list[str]]]) -> None:
+    # The finish's tests of a pixel's place, made per tile row, once left the first run of each
+    # pixel on strips as four 4-byte stores: 1.04x-1.10x slower there (experiments:
+    # f23_store_width). Narrower stores are stream-K's flags only.
+    for name in ptxas_reports:  # the cubins
+        sass = sass_of(artifacts[name] / "program_sm_90a.cubin", "wino_f23_forward")
+        opcodes = [re.sub(r"^@!?U?P\w+\s+", "", text).split()[0] for _, text in sass]
+        stores = [op for op in opcodes if op.startswith("STG")]
+        narrow = [op for op in stores if ".128" not in op]
+        assert stores and len(narrow) <= (2 if VARIANTS[name][1].stream_k else 0), (name, stores)
+
+
+@pytest.mark.nvcc
+@needs_nvcc
 @pytest.mark.parametrize("variant", ["c256_14_st4_epilogue", "c48_sk_odd_epilogue_148_tiles"])
 def test_library_compiles_for_sm_90a(tmp_path: Path, variant: str) -> None:
     wl, cfg = VARIANTS[variant]
