@@ -44,6 +44,11 @@ def sass_of(cubin: Path, kernel: str) -> list[tuple[int, str]]:
                                                            done.stdout)]
 
 
+def unpredicated(text: str) -> str:
+    """An instruction without its predicate (`@P0 STG.E ...` -> `STG.E ...`)."""
+    return text.split(None, 1)[1] if text.startswith("@") else text
+
+
 def _register(operand: str) -> int | None:
     found = re.match(r"-?\|?R(\d+)", operand)
     return int(found.group(1)) if found else None
@@ -105,7 +110,7 @@ def in_flight_writes(code: list[tuple[int, str]]) -> list[str]:
         group: set[int] = set()
         for done in range(passes):
             for address, text in body:
-                instruction = text.split(None, 1)[1] if text.startswith("@") else text
+                instruction = unpredicated(text)
                 opcode, _, rest = instruction.partition(" ")
                 operands = [o.strip() for o in rest.split(",")]
                 if opcode.startswith("HGMMA"):

@@ -10,7 +10,14 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from sass import chunk_loops, find_cuobjdump, in_flight_writes, mma_loop_local_accesses, sass_of
+from sass import (
+    chunk_loops,
+    find_cuobjdump,
+    in_flight_writes,
+    mma_loop_local_accesses,
+    sass_of,
+    unpredicated,
+)
 from toolchain import (
     assert_correct_on_gpu,
     assert_library_compiles,
@@ -579,11 +586,11 @@ def test_no_variant_writes_a_wgmma_register_in_flight_or_spills_in_the_chunk_loo
 def test_every_variant_stores_y_in_16_byte_stores(
         artifacts: dict[str, Path], ptxas_reports: dict[str, dict[str, list[str]]]) -> None:
     # The finish's tests of a pixel's place, made per tile row, once left the first run of each
-    # pixel on strips as four 4-byte stores: 1.04x-1.10x slower there (experiments:
+    # pixel on strips as four 4-byte stores: up to 1.10x slower there (experiments:
     # f23_store_width). Narrower stores are stream-K's flags only.
     for name in ptxas_reports:  # the cubins
         sass = sass_of(artifacts[name] / "program_sm_90a.cubin", "wino_f23_forward")
-        opcodes = [re.sub(r"^@!?U?P\w+\s+", "", text).split()[0] for _, text in sass]
+        opcodes = [unpredicated(text).split()[0] for _, text in sass]
         stores = [op for op in opcodes if op.startswith("STG")]
         narrow = [op for op in stores if ".128" not in op]
         assert stores and len(narrow) <= (2 if VARIANTS[name][1].stream_k else 0), (name, stores)
