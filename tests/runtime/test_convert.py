@@ -149,17 +149,19 @@ def test_choices_lists_nothing_before_a_gpu_run():
     assert choices(converted) == []
 
 
-def test_operator_fake_gives_a_channels_last_output():
+@pytest.mark.parametrize("n, c, h, w", [(2, 16, 5, 7), (1, 16, 1, 1), (1, 8, 1, 9)])
+def test_operator_fake_gives_a_channels_last_output(n, c, h, w):
+    """The output's strides are torch.empty(memory_format=channels_last)'s, size-1 dims too."""
     from torch._subclasses.fake_tensor import FakeTensorMode
 
     import wino_tvm.runtime.ops  # noqa: F401  (registers wino_tvm::conv2d)
 
     with FakeTensorMode():
-        x = torch.empty(2, 16, 5, 7, dtype=torch.float16).contiguous(
+        x = torch.empty(n, c, h, w, dtype=torch.float16).contiguous(
             memory_format=torch.channels_last)
         y = torch.ops.wino_tvm.conv2d(x, None, None, 0, 32)
-    assert y.shape == (2, 32, 5, 7) and y.dtype == torch.float16
-    assert y.is_contiguous(memory_format=torch.channels_last)
+    assert y.shape == (n, 32, h, w) and y.dtype == torch.float16
+    assert y.stride() == torch.empty(n, 32, h, w, memory_format=torch.channels_last).stride()
 
 
 def test_released_handles_give_their_workspace_back():

@@ -4,6 +4,7 @@ says so, else as PyTorch runs it (cuDNN), never with a wrong result (PyTorch).""
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from functools import cache
 
 import torch
@@ -15,6 +16,11 @@ from ..workload import Conv2dWorkload
 from .choice import Choice, Policy
 from .layer import ConvKernel
 from .select import decide
+
+# The ops a call fuses, by which of (bias, residual, relu) it has: looked up, not built per call.
+_EPILOGUES = {flags: tuple(op for op, on in zip(("bias", "residual", "relu"), flags, strict=True)
+                           if on)
+              for flags in itertools.product((False, True), repeat=3)}
 
 
 @cache
@@ -96,8 +102,7 @@ class Layer:
                  residual: torch.Tensor | None, relu: bool) -> torch.Tensor:
         if unsupported_call(x, weight, residual) is not None:
             return torch_conv(x, weight, bias, residual, relu)
-        ops = tuple(op for op, on in (("bias", bias is not None),
-                                      ("residual", residual is not None), ("relu", relu)) if on)
+        ops = _EPILOGUES[bias is not None, residual is not None, relu]
         if torch.compiler.is_compiling():
             # Deciding measures and builds, which a traced graph cannot hold: an eager call
             # before compiling decides, and the graph takes its kernel.

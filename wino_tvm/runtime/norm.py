@@ -13,6 +13,7 @@ import torch.nn.functional as F
 from ..errors import WinoError
 from . import cache as kernel_cache
 from .dispatch import device_of
+from .ops import current_stream
 
 SOURCE = Path(__file__).resolve().parents[2] / "templates" / "group_norm.cu"
 # The kernel's limits (templates/group_norm.cu): 16-byte channel vectors, C <= 4096, N a grid
@@ -112,8 +113,7 @@ def run(x: torch.Tensor, groups: int, weight: torch.Tensor | None, bias: torch.T
     workspace = torch.empty(lib.workspace_bytes(*shape), dtype=torch.uint8, device=x.device)
     y = torch.empty_like(x, memory_format=torch.channels_last)
     lib.forward(x.data_ptr(), gamma.data_ptr(), beta.data_ptr(), y.data_ptr(),
-                workspace.data_ptr(), shape, eps, silu,
-                torch.cuda.current_stream(x.device).cuda_stream)
+                workspace.data_ptr(), shape, eps, silu, current_stream(x))
     return y
 
 
